@@ -1,0 +1,28 @@
+# The README's two commands: `make run` (the stack on its simulated default) and `make test`.
+# Both set the workspace up first (scripts/setup.sh is idempotent: seconds when nothing changed).
+SHELL := /bin/bash
+ENV := source scripts/env.sh
+PYTEST_ARGS ?=
+
+.PHONY: setup run test lint format bench clean
+
+setup:
+	bash scripts/setup.sh
+
+run: setup
+	$(ENV) && exec bash scripts/run.sh
+
+lint: setup
+	$(ENV) && ruff check . && ruff format --check .
+
+format: setup
+	$(ENV) && ruff format . && ruff check --fix .
+
+test: lint
+	$(ENV) && python -m pytest arm_kinematics/test $(PYTEST_ARGS)
+
+bench: setup
+	$(ENV) && for b in bench/bench_*.py; do echo "== $$b"; python "$$b" || exit 1; done
+
+clean:
+	rm -rf build install log

@@ -1,0 +1,454 @@
+"""The arm's configuration: one YAML file (config/arm.yaml) for every node, the URDF and tools.
+
+Pure Python (PyYAML, no ROS import). The file is a ROS 2 parameters file whose `/**` section
+holds the parameters by their ROS names; `flatten_parameters` turns it into the flat
+`{"joints.elbow.min_deg": -90.0, ...}` mapping that the nodes also build from their declared
+parameters, and `ArmConfig.from_parameters` validates either into radians and SI units.
+
+Degrees live only in the file (names ending in `_deg`); every attribute here is radians.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+if TYPE_CHECKING:
+    from arm_kinematics.kinematics import PlanarArm
+
+_SOURCE_CONFIG_DIR = Path(__file__).resolve().parent.parent / "config"
+
+BRANCH_NAMES = ("closest", "elbow_up", "elbow_down", "max_limit_margin")
+BACKENDS = ("sim", "servokit")
+SHUTDOWN_MODES = ("release", "hold")
+
+
+class ConfigError(ValueError):
+    """A parameter is missing or invalid; the message names the parameter and its value."""
+
+    def __init__(self, name: str, value: Any, reason: str) -> None:
+        super().__init__(f"parameter '{name}' = {value!r}: {reason}")
+        self.name = name
+        self.value = value
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ServoConfig:
+    """Calibration of one hobby servo on the PCA9685 board (degrees are the servo's own)."""
+
+    channel: int
+    offset_deg: float
+    sign: int
+    min_deg: float
+    max_deg: float
+    actuation_range_deg: float
+    min_pulse_us: int
+    max_pulse_us: int
+
+    def servo_deg(self, joint_rad: float) -> float:
+        """Servo angle (degrees) for a joint angle (radians): offset + sign * degrees(joint)."""
+        return self.offset_deg + self.sign * math.degrees(joint_rad)
+
+
+@dataclass(frozen=True)
+class JointConfig:
+    """One revolute joint: limits and speeds in radians, its servo's calibration."""
+
+    name: str
+    min_position: float
+    max_position: float
+    max_velocity: float
+    home: float
+    servo: ServoConfig
+
+
+@dataclass(frozen=True)
+class HardwareConfig:
+    backend: str
+    publish_rate_hz: float
+    i2c_bus: int
+    i2c_address: int
+    channels: int
+    pwm_frequency_hz: float
+    on_shutdown: str
+
+
+@dataclass(frozen=True)
+class TrajectoryConfig:
+    command_rate_hz: float
+    default_speed: float  # m/s
+    default_joint_speed_fraction: float
+    default_max_step: float  # m
+    max_joint_step: float  # rad
+    joint_state_timeout_s: float
+    ik_timeout_s: float
+
+
+@dataclass(frozen=True)
+class ArmConfig:
+    """The whole validated configuration of one arm (radians, metres, seconds)."""
+
+    base_frame: str
+    tip_frame: str
+    plane_z: float
+    plane_tolerance: float
+    singularity_margin: float
+    edge_tolerance: float
+    default_branch: str
+    link_lengths: tuple[float, ...]
+    joints: tuple[JointConfig, ...]
+    hardware: HardwareConfig
+    trajectory: TrajectoryConfig
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        return tuple(j.name for j in self.joints)
+
+    @property
+    def joint_limits(self) -> tuple[tuple[float, float], ...]:
+        """(min, max) per joint, radians."""
+        return tuple((j.min_position, j.max_position) for j in self.joints)
+
+    @property
+    def max_velocities(self) -> tuple[float, ...]:
+        """Joint velocity limits, rad/s."""
+        return tuple(j.max_velocity for j in self.joints)
+
+    @property
+    def home(self) -> tuple[float, ...]:
+        return tuple(j.home for j in self.joints)
+
+    def make_arm(self) -> PlanarArm:
+        """The kinematic model of this arm."""
+        from arm_kinematics.kinematics import PlanarArm
+
+        return PlanarArm(
+            self.link_lengths,
+            joint_limits=self.joint_limits,
+            singularity_margin=self.singularity_margin,
+            edge_tolerance=self.edge_tolerance,
+        )
+
+    @classmethod
+    def from_parameters(cls, params: Mapping[str, Any]) -> ArmConfig:
+        """Validate a flat mapping of ROS parameter names to values (see `parameter_spec`)."""
+        return _Reader(params).arm()
+
+    @classmethod
+    def from_file(cls, path: str | Path | None = None) -> ArmConfig:
+        """Load and validate a parameters file (the package's config/arm.yaml by default)."""
+        return cls.from_parameters(load_parameters_file(path))
+
+
+def default_config_path(name: str = "arm.yaml") -> Path:
+    """Path of a config file shipped with the package: the installed share/ copy, else source."""
+    try:
+        from ament_index_python.packages import (
+            PackageNotFoundError,
+            get_package_share_directory,
+        )
+
+        installed = Path(get_package_share_directory("arm_kinematics")) / "config" / name
+        if installed.is_file():
+            return installed
+    except (ImportError, PackageNotFoundError, ValueError):
+        pass
+    return _SOURCE_CONFIG_DIR / name
+
+
+# --- the parameters, by ROS name --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    """One ROS parameter: its name, Python type and a description with units."""
+
+    name: str
+    type: type
+    description: str
+    is_array: bool = False
+
+
+_GLOBAL_SPECS = (
+    ParameterSpec("base_frame", str, "frame of the targets and of joint 1's axis"),
+    ParameterSpec("tip_frame", str, "frame at the tip of the last link"),
+    ParameterSpec("plane_z_m", float, "height of the arm's plane in base_frame, m"),
+    ParameterSpec("plane_tolerance_m", float, "largest |z - plane_z_m| of a target, m"),
+    ParameterSpec("singularity_margin", float, "SINGULAR when sin(elbow angle) < this"),
+    ParameterSpec("edge_tolerance_m", float, "targets this close outside the ring solve on it, m"),
+    ParameterSpec("default_branch", str, "IK branch rule: " + " | ".join(BRANCH_NAMES)),
+    ParameterSpec("joint_names", str, "joint names, base to tip", is_array=True),
+    ParameterSpec("link_lengths_m", float, "link lengths, base to tip, m", is_array=True),
+    ParameterSpec("hardware.backend", str, "servo backend: " + " | ".join(BACKENDS)),
+    ParameterSpec("hardware.publish_rate_hz", float, "joint_states rate, Hz"),
+    ParameterSpec("hardware.i2c_bus", int, "I2C bus number of the PCA9685"),
+    ParameterSpec("hardware.i2c_address", int, "I2C address of the PCA9685 (64 = 0x40)"),
+    ParameterSpec("hardware.channels", int, "PCA9685 channels: 8 or 16"),
+    ParameterSpec("hardware.pwm_frequency_hz", float, "servo PWM frequency, Hz"),
+    ParameterSpec("hardware.on_shutdown", str, "release (PWM off) | hold (keep last pulse)"),
+    ParameterSpec("trajectory.command_rate_hz", float, "joint_commands setpoint rate, Hz"),
+    ParameterSpec("trajectory.default_speed_m_s", float, "LINEAR tool speed when a goal says 0"),
+    ParameterSpec(
+        "trajectory.default_joint_speed_fraction", float, "JOINT speed fraction when a goal says 0"
+    ),
+    ParameterSpec("trajectory.default_max_step_m", float, "Cartesian step when a goal says 0, m"),
+    ParameterSpec("trajectory.max_joint_step_deg", float, "larger step = branch flip, degrees"),
+    ParameterSpec("trajectory.joint_state_timeout_s", float, "joint_states silence limit, s"),
+    ParameterSpec("trajectory.ik_timeout_s", float, "IK service answer limit, s"),
+)
+
+_JOINT_SPECS = (
+    ("min_deg", float, "lower joint limit, degrees"),
+    ("max_deg", float, "upper joint limit, degrees"),
+    ("max_velocity_deg_s", float, "joint speed limit (planner and servo slew), degrees/s"),
+    ("home_deg", float, "start-up pose, degrees"),
+    ("servo.channel", int, "PCA9685 channel"),
+    ("servo.offset_deg", float, "servo angle at joint 0, servo degrees"),
+    ("servo.sign", int, "+1, or -1 for a mirrored servo"),
+    ("servo.min_deg", float, "servo travel lower end, servo degrees"),
+    ("servo.max_deg", float, "servo travel upper end, servo degrees"),
+    ("servo.actuation_range_deg", float, "servo's full actuation range, servo degrees"),
+    ("servo.min_pulse_us", int, "pulse width at servo 0 degrees, microseconds"),
+    ("servo.max_pulse_us", int, "pulse width at the actuation range, microseconds"),
+)
+
+
+def parameter_spec(joint_names: list[str] | tuple[str, ...]) -> list[ParameterSpec]:
+    """Every parameter of the arm, the per-joint ones for the given joint names."""
+    specs = list(_GLOBAL_SPECS)
+    for joint in joint_names:
+        specs.extend(
+            ParameterSpec(f"joints.{joint}.{key}", typ, f"{joint}: {text}")
+            for key, typ, text in _JOINT_SPECS
+        )
+    return specs
+
+
+def flatten_parameters(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested YAML mapping -> {"dotted.name": value} as ROS names parameters."""
+    flat: dict[str, Any] = {}
+    for key, value in tree.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(flatten_parameters(value, name + "."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def load_parameters_file(path: str | Path | None = None) -> dict[str, Any]:
+    """Read a ROS 2 parameters file and return the flat parameters of its `/**` section."""
+    path = Path(path) if path is not None else default_config_path()
+    try:
+        document = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as error:
+        raise ConfigError("params_file", str(path), f"cannot be read: {error}") from error
+    try:
+        tree = document["/**"]["ros__parameters"]
+    except (TypeError, KeyError) as error:
+        raise ConfigError(
+            "params_file", str(path), "has no '/**: ros__parameters:' section"
+        ) from error
+    return flatten_parameters(tree)
+
+
+# --- validation ---------------------------------------------------------------------------------
+
+
+class _Reader:
+    """Reads and checks parameters one by one, raising ConfigError for the first bad one."""
+
+    def __init__(self, params: Mapping[str, Any]) -> None:
+        self.params = params
+
+    def raw(self, name: str) -> Any:
+        if name not in self.params:
+            raise ConfigError(name, None, "is missing")
+        return self.params[name]
+
+    def number(
+        self,
+        name: str,
+        *,
+        positive: bool = False,
+        non_negative: bool = False,
+        integer: bool = False,
+    ) -> float:
+        value = self.raw(name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(name, value, "must be a number")
+        if integer and (not float(value).is_integer()):
+            raise ConfigError(name, value, "must be a whole number")
+        if not math.isfinite(value):
+            raise ConfigError(name, value, "must be finite")
+        if positive and value <= 0:
+            raise ConfigError(name, value, "must be > 0")
+        if non_negative and value < 0:
+            raise ConfigError(name, value, "must be >= 0")
+        return int(value) if integer else float(value)
+
+    def choice(self, name: str, choices: tuple[str, ...]) -> str:
+        value = self.raw(name)
+        if not isinstance(value, str) or value.lower() not in choices:
+            raise ConfigError(name, value, "must be one of " + ", ".join(choices))
+        return value.lower()
+
+    def text(self, name: str) -> str:
+        value = self.raw(name)
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(name, value, "must be a non-empty string")
+        return value
+
+    def arm(self) -> ArmConfig:
+        names = self.raw("joint_names")
+        if (
+            not isinstance(names, list | tuple)
+            or len(names) < 2
+            or not all(isinstance(n, str) and n for n in names)
+        ):
+            raise ConfigError("joint_names", names, "must list at least 2 non-empty joint names")
+        if len(set(names)) != len(names):
+            raise ConfigError("joint_names", names, "has a name twice")
+        lengths = self.raw("link_lengths_m")
+        if not isinstance(lengths, list | tuple) or len(lengths) != len(names):
+            raise ConfigError(
+                "link_lengths_m", lengths, f"must give {len(names)} lengths, one per joint"
+            )
+        for length in lengths:
+            if isinstance(length, bool) or not isinstance(length, int | float):
+                raise ConfigError("link_lengths_m", lengths, "must hold numbers")
+            if not math.isfinite(length) or length <= 0:
+                raise ConfigError(
+                    "link_lengths_m", lengths, f"length {length} must be finite and > 0"
+                )
+        hardware = self.hardware()
+        joints = tuple(self.joint(name, hardware.channels) for name in names)
+        owners: dict[int, str] = {}
+        for joint in joints:
+            owner = owners.setdefault(joint.servo.channel, joint.name)
+            if owner != joint.name:
+                raise ConfigError(
+                    f"joints.{joint.name}.servo.channel",
+                    joint.servo.channel,
+                    f"is used by another joint too ({owner})",
+                )
+        margin = self.number("singularity_margin", non_negative=True)
+        if margin >= 1:
+            raise ConfigError("singularity_margin", margin, "must be < 1 (it bounds a sine)")
+        return ArmConfig(
+            base_frame=self.text("base_frame"),
+            tip_frame=self.text("tip_frame"),
+            plane_z=self.number("plane_z_m"),
+            plane_tolerance=self.number("plane_tolerance_m", non_negative=True),
+            singularity_margin=margin,
+            edge_tolerance=self.number("edge_tolerance_m", non_negative=True),
+            default_branch=self.choice("default_branch", BRANCH_NAMES),
+            link_lengths=tuple(float(v) for v in lengths),
+            joints=joints,
+            hardware=hardware,
+            trajectory=self.trajectory(),
+        )
+
+    def joint(self, name: str, board_channels: int) -> JointConfig:
+        p = f"joints.{name}."
+        lower = self.number(p + "min_deg")
+        upper = self.number(p + "max_deg")
+        if lower > upper:
+            raise ConfigError(p + "min_deg", lower, f"must be <= {p}max_deg ({upper})")
+        home = self.number(p + "home_deg")
+        if not lower <= home <= upper:
+            raise ConfigError(p + "home_deg", home, f"must lie within [{lower}, {upper}]")
+        servo = self.servo(p + "servo.", board_channels)
+        for limit_name, joint_deg in (("min_deg", lower), ("max_deg", upper)):
+            servo_deg = servo.offset_deg + servo.sign * joint_deg
+            if not servo.min_deg - 1e-9 <= servo_deg <= servo.max_deg + 1e-9:
+                raise ConfigError(
+                    p + limit_name,
+                    joint_deg,
+                    f"maps to servo angle {servo_deg:g} deg, outside the servo's travel "
+                    f"[{servo.min_deg:g}, {servo.max_deg:g}]",
+                )
+        return JointConfig(
+            name=name,
+            min_position=math.radians(lower),
+            max_position=math.radians(upper),
+            max_velocity=math.radians(self.number(p + "max_velocity_deg_s", positive=True)),
+            home=math.radians(home),
+            servo=servo,
+        )
+
+    def servo(self, p: str, board_channels: int) -> ServoConfig:
+        channel = self.number(p + "channel", integer=True)
+        if not 0 <= channel < board_channels:
+            raise ConfigError(p + "channel", channel, f"must be 0..{board_channels - 1}")
+        sign = self.number(p + "sign", integer=True)
+        if sign not in (1, -1):
+            raise ConfigError(p + "sign", sign, "must be +1 or -1")
+        actuation = self.number(p + "actuation_range_deg", positive=True)
+        lower = self.number(p + "min_deg")
+        upper = self.number(p + "max_deg")
+        if not 0 <= lower < upper <= actuation:
+            raise ConfigError(
+                p + "min_deg",
+                lower,
+                f"servo travel must satisfy 0 <= min_deg < max_deg <= {actuation:g}",
+            )
+        min_pulse = self.number(p + "min_pulse_us", integer=True, positive=True)
+        max_pulse = self.number(p + "max_pulse_us", integer=True, positive=True)
+        if min_pulse >= max_pulse:
+            raise ConfigError(
+                p + "min_pulse_us", min_pulse, f"must be < max_pulse_us ({max_pulse})"
+            )
+        return ServoConfig(
+            channel=int(channel),
+            offset_deg=self.number(p + "offset_deg"),
+            sign=int(sign),
+            min_deg=lower,
+            max_deg=upper,
+            actuation_range_deg=actuation,
+            min_pulse_us=int(min_pulse),
+            max_pulse_us=int(max_pulse),
+        )
+
+    def hardware(self) -> HardwareConfig:
+        channels = self.number("hardware.channels", integer=True)
+        if channels not in (8, 16):
+            raise ConfigError("hardware.channels", channels, "must be 8 or 16")
+        address = self.number("hardware.i2c_address", integer=True)
+        if not 0x03 <= address <= 0x77:
+            raise ConfigError("hardware.i2c_address", address, "must be a 7-bit address 3..119")
+        frequency = self.number("hardware.pwm_frequency_hz", positive=True)
+        if not 24 <= frequency <= 1526:
+            raise ConfigError(
+                "hardware.pwm_frequency_hz", frequency, "PCA9685 range is 24..1526 Hz"
+            )
+        return HardwareConfig(
+            backend=self.choice("hardware.backend", BACKENDS),
+            publish_rate_hz=self.number("hardware.publish_rate_hz", positive=True),
+            i2c_bus=int(self.number("hardware.i2c_bus", integer=True, non_negative=True)),
+            i2c_address=int(address),
+            channels=int(channels),
+            pwm_frequency_hz=frequency,
+            on_shutdown=self.choice("hardware.on_shutdown", SHUTDOWN_MODES),
+        )
+
+    def trajectory(self) -> TrajectoryConfig:
+        p = "trajectory."
+        fraction = self.number(p + "default_joint_speed_fraction", positive=True)
+        if fraction > 1:
+            raise ConfigError(p + "default_joint_speed_fraction", fraction, "must be in (0, 1]")
+        return TrajectoryConfig(
+            command_rate_hz=self.number(p + "command_rate_hz", positive=True),
+            default_speed=self.number(p + "default_speed_m_s", positive=True),
+            default_joint_speed_fraction=fraction,
+            default_max_step=self.number(p + "default_max_step_m", positive=True),
+            max_joint_step=math.radians(self.number(p + "max_joint_step_deg", positive=True)),
+            joint_state_timeout_s=self.number(p + "joint_state_timeout_s", positive=True),
+            ik_timeout_s=self.number(p + "ik_timeout_s", positive=True),
+        )

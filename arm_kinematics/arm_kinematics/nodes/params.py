@@ -1,0 +1,90 @@
+"""Declaring, reading and validating the arm's parameters on a node (the ROS side of config.py).
+
+Every node of the arm declares the same parameters (one file for the whole arm), with the
+package's config/arm.yaml as defaults, so `ros2 run arm_kinematics ik_node` works without a
+params file and a launch file's params file overrides any of them.
+
+Run-time changes of these parameters are refused (they are declared read-only): geometry,
+limits and calibration are read once at start-up and a change needs a restart, because a
+half-applied geometry change could move the arm somewhere nobody planned.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rcl_interfaces.msg import ParameterDescriptor, ParameterType
+from rclpy.exceptions import ParameterException
+from rclpy.node import Node
+
+from arm_kinematics.config import ArmConfig, ConfigError, load_parameters_file, parameter_spec
+
+_SCALAR_TYPES = {
+    str: ParameterType.PARAMETER_STRING,
+    float: ParameterType.PARAMETER_DOUBLE,
+    int: ParameterType.PARAMETER_INTEGER,
+}
+_ARRAY_TYPES = {
+    str: ParameterType.PARAMETER_STRING_ARRAY,
+    float: ParameterType.PARAMETER_DOUBLE_ARRAY,
+    int: ParameterType.PARAMETER_INTEGER_ARRAY,
+}
+
+
+class ParameterStartupError(SystemExit):
+    """Raised after one clear log line when the parameters are invalid; exits with code 2."""
+
+    def __init__(self) -> None:
+        super().__init__(2)
+
+
+def _default(value: Any, typ: type, is_array: bool) -> Any:
+    # ROS keeps a double a double: an int default for a float parameter would fix its type.
+    if is_array:
+        return [typ(v) for v in value]
+    return typ(value) if not isinstance(value, bool) else value
+
+
+def declare_arm_parameters(node: Node) -> ArmConfig:
+    """Declare every arm parameter on `node`, validate them and return the ArmConfig.
+
+    An invalid value logs one error line naming the parameter and value and raises
+    ParameterStartupError (no traceback, exit code 2).
+    """
+    defaults = load_parameters_file()
+    names_descriptor = ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING_ARRAY,
+        description="joint names, base to tip",
+        read_only=True,
+    )
+    joint_names = node.declare_parameter(
+        "joint_names", defaults["joint_names"], names_descriptor
+    ).value
+    if not isinstance(joint_names, list | tuple):
+        joint_names = []
+    values: dict[str, Any] = {"joint_names": list(joint_names)}
+    try:
+        for spec in parameter_spec(list(joint_names)):
+            if spec.name == "joint_names":
+                continue
+            descriptor = ParameterDescriptor(
+                type=(_ARRAY_TYPES if spec.is_array else _SCALAR_TYPES)[spec.type],
+                description=spec.description,
+                read_only=True,
+                # Whole numbers in a YAML file for a float parameter must not be refused.
+                dynamic_typing=spec.type is float,
+            )
+            default = defaults.get(spec.name)
+            if default is None:
+                value = node.declare_parameter(spec.name, descriptor=descriptor).value
+            else:
+                value = node.declare_parameter(
+                    spec.name, _default(default, spec.type, spec.is_array), descriptor
+                ).value
+            values[spec.name] = list(value) if spec.is_array and value is not None else value
+        config = ArmConfig.from_parameters(values)
+    except (ConfigError, ParameterException, TypeError, ValueError) as error:
+        # ParameterException etc.: rclpy's own complaint about a file value of the wrong type.
+        node.get_logger().fatal(f"invalid configuration: {error}")
+        raise ParameterStartupError() from None
+    return config

@@ -1,0 +1,37 @@
+from glob import glob
+
+from setuptools import find_packages, setup
+
+package_name = "arm_kinematics"
+
+setup(
+    name=package_name,
+    version="0.1.0",
+    packages=find_packages(exclude=["test"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
+        ("share/" + package_name, ["package.xml"]),
+        ("share/" + package_name + "/launch", glob("launch/*.launch.py")),
+        ("share/" + package_name + "/config", glob("config/*.yaml")),
+        ("share/" + package_name + "/urdf", glob("urdf/*.xacro")),
+        ("share/" + package_name + "/rviz", glob("rviz/*.rviz")),
+    ],
+    install_requires=["setuptools"],
+    zip_safe=True,
+    maintainer="arm_kinematics developers",
+    maintainer_email="arm-kinematics@example.org",
+    description="Kinematics, IK, straight-line moves and servo driving for a planar servo arm.",
+    license="Apache-2.0",
+    tests_require=["pytest"],
+    entry_points={
+        "console_scripts": [
+            "ik_node = arm_kinematics.nodes.ik_node:main",
+            "trajectory_node = arm_kinematics.nodes.trajectory_node:main",
+            "hardware_node = arm_kinematics.nodes.hardware_node:main",
+            "bringup = arm_kinematics.nodes.bringup:main",
+            "ik_client = arm_kinematics.cli.ik_client:main",
+            "move_arm = arm_kinematics.cli.move_arm:main",
+            "kinematics_tour = arm_kinematics.cli.tour:main",
+        ],
+    },
+)

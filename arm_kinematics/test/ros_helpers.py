@@ -1,0 +1,125 @@
+"""Helpers for tests that talk to real nodes through rclpy, as `ros2 service call` would.
+
+Nothing here sleeps for a fixed time: every wait is for a condition, with a generous timeout,
+because DDS discovery on a loaded 2-core machine takes seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import rclpy
+from rclpy.context import Context
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.node import Node
+
+DEFAULT_TIMEOUT_S = 30.0
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+DEFAULT_CONFIG = PACKAGE_DIR / "config" / "arm.yaml"
+
+
+def wait_for(
+    predicate: Callable[[], Any], timeout: float = DEFAULT_TIMEOUT_S, what: str = "condition"
+) -> Any:
+    """Poll `predicate` until it returns something truthy; fail the test after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.01)
+
+
+class RosGraph:
+    """One rclpy context with a multi-threaded executor spinning in a background thread."""
+
+    def __init__(self) -> None:
+        self.context = Context()
+        rclpy.init(context=self.context)
+        self.executor = MultiThreadedExecutor(num_threads=4, context=self.context)
+        self._thread = threading.Thread(target=self._spin, daemon=True)
+        self._nodes: list[Node] = []
+        self._thread.start()
+
+    def _spin(self) -> None:
+        # The executor ends with the context; nothing to report then.
+        with contextlib.suppress(Exception):
+            self.executor.spin()
+
+    def add(self, node: Node) -> Node:
+        """Spin `node` on the shared executor and return it."""
+        self._nodes.append(node)
+        self.executor.add_node(node)
+        return node
+
+    def node(self, name: str, **kwargs: Any) -> Node:
+        """Create and spin a plain node (for clients, publishers and subscriptions)."""
+        return self.add(Node(name, context=self.context, **kwargs))
+
+    def remove(self, node: Node) -> None:
+        self.executor.remove_node(node)
+        self._nodes.remove(node)
+        node.destroy_node()
+
+    def call(self, client: Any, request: Any, timeout: float = DEFAULT_TIMEOUT_S) -> Any:
+        """Call a service whose node spins on this graph and wait for the answer."""
+        wait_for(lambda: client.wait_for_service(timeout_sec=0.1), timeout, f"{client.srv_name}")
+        future = client.call_async(request)
+        wait_for(future.done, timeout, f"answer from {client.srv_name}")
+        return future.result()
+
+    def shutdown(self) -> None:
+        for node in list(self._nodes):
+            self.remove(node)
+        self.executor.shutdown(timeout_sec=5.0)
+        rclpy.shutdown(context=self.context)
+        self._thread.join(timeout=10.0)
+
+
+@contextmanager
+def ros_graph() -> Iterator[RosGraph]:
+    graph = RosGraph()
+    try:
+        yield graph
+    finally:
+        graph.shutdown()
+
+
+def start_node_process(executable: str, *args: str, **popen_kwargs: Any) -> subprocess.Popen:
+    """Start an installed console script in its own session (so SIGINT reaches it)."""
+    return subprocess.Popen(
+        [executable, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+        env=dict(os.environ),
+        **popen_kwargs,
+    )
+
+
+def stop_process(proc: subprocess.Popen, timeout: float = DEFAULT_TIMEOUT_S) -> tuple[int, str]:
+    """SIGINT the process group, wait, and return (exit code, output)."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGINT)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+    return proc.returncode, out
+
+
+PYTHON = sys.executable

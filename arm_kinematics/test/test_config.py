@@ -1,0 +1,69 @@
+"""The arm's configuration file and its validation (pure Python, no ROS)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from arm_kinematics.config import ArmConfig, ConfigError, load_parameters_file
+
+
+@pytest.fixture
+def params() -> dict:
+    return load_parameters_file()
+
+
+def test_default_arm_is_the_desk_arm(params: dict) -> None:
+    config = ArmConfig.from_parameters(params)
+    assert config.link_lengths == (0.100, 0.080)
+    assert config.joint_names == ("shoulder", "elbow")
+    assert [j.servo.channel for j in config.joints] == [0, 1]
+    assert config.hardware.backend == "sim"
+    # degrees in the file, radians inside
+    assert config.joint_limits[0] == pytest.approx((-math.pi / 2, math.pi / 2))
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "reason"),
+    [
+        ("link_lengths_m", [0.1, -0.08], "> 0"),
+        ("link_lengths_m", [0.1], "2 lengths"),
+        ("joints.elbow.min_deg", 100.0, "<= joints.elbow.max_deg"),
+        ("joints.elbow.max_deg", 120.0, "outside the servo's travel"),
+        ("joints.elbow.servo.sign", 2, "+1 or -1"),
+        ("joints.elbow.servo.channel", 0, "used by another joint"),
+        ("joints.shoulder.servo.channel", 16, "0..15"),
+        ("hardware.backend", "simulated", "one of sim, servokit"),
+        ("hardware.channels", 12, "8 or 16"),
+        ("default_branch", "up", "one of closest"),
+        ("plane_tolerance_m", float("nan"), "finite"),
+        ("joints.shoulder.home_deg", 95.0, "within"),
+        ("trajectory.command_rate_hz", 0.0, "> 0"),
+    ],
+)
+def test_invalid_value_names_parameter_and_value(
+    params: dict, name: str, value, reason: str
+) -> None:
+    params[name] = value
+    with pytest.raises(ConfigError) as caught:
+        ArmConfig.from_parameters(params)
+    message = str(caught.value)
+    assert caught.value.name == name
+    assert f"'{name}' = {value!r}" in message
+    assert reason in message
+
+
+def test_missing_parameter_is_named(params: dict) -> None:
+    del params["joints.shoulder.servo.max_pulse_us"]
+    with pytest.raises(
+        ConfigError, match=r"'joints.shoulder.servo.max_pulse_us' = None: is missing"
+    ):
+        ArmConfig.from_parameters(params)
+
+
+def test_servo_mapping_mirrors_with_sign(params: dict) -> None:
+    config = ArmConfig.from_parameters(params)
+    shoulder, elbow = (j.servo for j in config.joints)
+    assert shoulder.servo_deg(math.radians(30)) == pytest.approx(120.0)
+    assert elbow.servo_deg(math.radians(30)) == pytest.approx(60.0)
