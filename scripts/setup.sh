@@ -5,6 +5,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+# One set-up at a time per checkout (parallel `make test` runs share .venv and build/).
+exec 9>"$root/.setup.lock"
+flock 9
 venv="$root/.venv"
 python="${PYTHON:-python3.11}"
 command -v "$python" >/dev/null || python=python3
