@@ -1,0 +1,56 @@
+"""The arm's URDF: urdf/arm.urdf.xacro expanded with the `xacro` package for one params file.
+
+Pure Python (xacro, PyYAML; no rclpy). The xacro reads link lengths, joint names, limits and
+frames from the same params file as the nodes, so one file describes the whole arm.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import xacro
+
+from arm_kinematics.config import ArmConfig, ConfigError, default_config_path
+
+XACRO_NAME = "arm.urdf.xacro"
+_SOURCE_URDF_DIR = Path(__file__).resolve().parent.parent / "urdf"
+
+# xacro keeps its substitution arguments and file stack in module globals.
+_xacro_lock = threading.Lock()
+
+
+def xacro_path() -> Path:
+    """Path of the arm's xacro: the installed share/ copy, else the source tree's."""
+    try:
+        from ament_index_python.packages import (
+            PackageNotFoundError,
+            get_package_share_directory,
+        )
+
+        installed = Path(get_package_share_directory("arm_kinematics")) / "urdf" / XACRO_NAME
+        if installed.is_file():
+            return installed
+    except (ImportError, PackageNotFoundError, ValueError):
+        pass
+    return _SOURCE_URDF_DIR / XACRO_NAME
+
+
+def robot_description(config_path: str | Path | None = None) -> str:
+    """The URDF (XML text) of the arm in a params file (by default the package's arm.yaml).
+
+    The file is validated with `ArmConfig.from_file` first, so a bad file raises `ConfigError`
+    naming the parameter rather than an obscure xacro error.
+    """
+    path = Path(config_path).expanduser() if config_path is not None else default_config_path()
+    # xacro resolves relative paths against the xacro file's folder, not the working directory.
+    path = path.resolve()
+    ArmConfig.from_file(path)
+    with _xacro_lock:
+        try:
+            document = xacro.process_file(str(xacro_path()), mappings={"config": str(path)})
+        except Exception as error:  # xacro raises XacroException, OSError, KeyError...
+            raise ConfigError(
+                "config", str(path), f"cannot be expanded into a URDF: {error}"
+            ) from error
+    return document.toprettyxml(indent="  ")

@@ -1,0 +1,205 @@
+"""The URDF expanded from urdf/arm.urdf.xacro agrees with the kinematics and the config.
+
+The tip pose is computed the way robot_state_publisher does it, by chaining the URDF joints'
+origins and their rotations about their axes, and compared with `PlanarArm.forward`.
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+import transforms3d
+import xacro
+import yaml
+
+from arm_kinematics.config import (
+    ArmConfig,
+    ConfigError,
+    default_config_path,
+    load_parameters_file,
+)
+from arm_kinematics.description import robot_description, xacro_path
+
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "config"
+CONFIGS = [CONFIG_DIR / "arm.yaml", CONFIG_DIR / "arm_3r.yaml"]
+N_SAMPLES = 1000
+
+
+class UrdfChain:
+    """The serial chain from the root link to one link of a URDF, parsed with ElementTree."""
+
+    def __init__(self, urdf: str, root: str, tip: str) -> None:
+        self.robot = ET.fromstring(urdf)
+        joints_by_child = {j.find("child").get("link"): j for j in self.robot.iter("joint")}
+        chain = []
+        link = tip
+        while link != root:
+            joint = joints_by_child.get(link)
+            assert joint is not None, f"no joint leads to link {link!r}"
+            chain.append(joint)
+            link = joint.find("parent").get("link")
+        self.joints = chain[::-1]
+        self.movable = [j for j in self.joints if j.get("type") != "fixed"]
+
+    @staticmethod
+    def _origin(joint: ET.Element) -> np.ndarray:
+        origin = joint.find("origin")
+        xyz = [float(v) for v in origin.get("xyz", "0 0 0").split()]
+        rpy = [float(v) for v in origin.get("rpy", "0 0 0").split()]
+        # URDF rpy: fixed-axis roll about x, then pitch about y, then yaw about z.
+        rotation = transforms3d.euler.euler2mat(*rpy, axes="sxyz")
+        return transforms3d.affines.compose(xyz, rotation, np.ones(3))
+
+    def tip_transform(self, positions: Sequence[float]) -> np.ndarray:
+        """4x4 pose of the tip link in the root link for the movable joints' positions."""
+        assert len(positions) == len(self.movable)
+        transform = np.eye(4)
+        values = iter(positions)
+        for joint in self.joints:
+            transform = transform @ self._origin(joint)
+            if joint.get("type") == "revolute":
+                axis = [float(v) for v in joint.find("axis").get("xyz").split()]
+                rotation = transforms3d.axangles.axangle2mat(axis, next(values))
+                transform = transform @ transforms3d.affines.compose(
+                    np.zeros(3), rotation, np.ones(3)
+                )
+        return transform
+
+
+def _wrap(angle: float) -> float:
+    return math.atan2(math.sin(angle), math.cos(angle))
+
+
+@pytest.fixture(params=CONFIGS, ids=lambda p: p.name)
+def config_path(request: pytest.FixtureRequest) -> Path:
+    return request.param
+
+
+def test_xacro_expands_with_the_xacro_api_and_is_a_urdf(config_path: Path) -> None:
+    document = xacro.process_file(str(xacro_path()), mappings={"config": str(config_path)})
+    robot = ET.fromstring(document.toprettyxml(indent="  "))
+    assert robot.tag == "robot"
+    links = {link.get("name") for link in robot.iter("link")}
+    children = [j.find("child").get("link") for j in robot.iter("joint")]
+    parents = {j.find("parent").get("link") for j in robot.iter("joint")}
+    # A tree: every link but one root has exactly one parent joint, all named links exist.
+    assert len(children) == len(set(children))
+    assert (parents | set(children)) <= links
+    config = ArmConfig.from_file(config_path)
+    assert links - set(children) == {config.base_frame}
+    assert config.tip_frame in links
+    # Every link is visible in RViz, with a colour defined once at the top.
+    materials = {m.get("name") for m in robot.findall("material")}
+    for link in robot.iter("link"):
+        visuals = link.findall("visual")
+        assert visuals, f"link {link.get('name')} has no visual"
+        for visual in visuals:
+            assert visual.find("material").get("name") in materials
+
+
+def test_joint_names_axes_and_limits_equal_the_config(config_path: Path) -> None:
+    config = ArmConfig.from_file(config_path)
+    chain = UrdfChain(robot_description(config_path), config.base_frame, config.tip_frame)
+    assert [j.get("name") for j in chain.movable] == list(config.joint_names)
+    for joint, joint_config in zip(chain.movable, config.joints, strict=True):
+        assert joint.get("type") == "revolute"
+        assert [float(v) for v in joint.find("axis").get("xyz").split()] == [0.0, 0.0, 1.0]
+        limit = joint.find("limit")
+        assert float(limit.get("lower")) == pytest.approx(joint_config.min_position, abs=1e-12)
+        assert float(limit.get("upper")) == pytest.approx(joint_config.max_position, abs=1e-12)
+        assert float(limit.get("velocity")) == pytest.approx(joint_config.max_velocity, abs=1e-12)
+        assert float(limit.get("effort")) > 0
+    # The last joint before the tip is the fixed tool frame.
+    assert chain.joints[-1].get("type") == "fixed"
+
+
+def test_tip_pose_from_urdf_equals_forward_kinematics(config_path: Path) -> None:
+    config = ArmConfig.from_file(config_path)
+    arm = config.make_arm()
+    chain = UrdfChain(robot_description(config_path), config.base_frame, config.tip_frame)
+    rng = np.random.default_rng(42)
+    lower, upper = np.array(config.joint_limits).T
+    samples = rng.uniform(lower, upper, size=(N_SAMPLES, len(config.joints)))
+
+    worst_position = worst_heading = worst_off_plane = 0.0
+    for joints in samples:
+        transform = chain.tip_transform(joints)
+        x, y, heading = arm.forward(tuple(joints))
+        worst_position = max(worst_position, abs(transform[0, 3] - x), abs(transform[1, 3] - y))
+        urdf_heading = math.atan2(transform[1, 0], transform[0, 0])
+        worst_heading = max(worst_heading, abs(_wrap(urdf_heading - heading)))
+        # The tool stays in the arm's plane, its z axis along the base's.
+        worst_off_plane = max(
+            worst_off_plane,
+            abs(transform[2, 3] - config.plane_z),
+            float(np.max(np.abs(transform[:3, 2] - [0.0, 0.0, 1.0]))),
+        )
+    assert worst_position < 1e-9
+    assert worst_heading < 1e-9
+    assert worst_off_plane < 1e-9
+
+
+def test_zero_pose_puts_the_tip_at_the_sum_of_the_link_lengths(config_path: Path) -> None:
+    config = ArmConfig.from_file(config_path)
+    chain = UrdfChain(robot_description(config_path), config.base_frame, config.tip_frame)
+    transform = chain.tip_transform([0.0] * len(config.joints))
+    assert transform[:3, 3] == pytest.approx([sum(config.link_lengths), 0.0, 0.0], abs=1e-12)
+
+
+def test_frames_plane_height_and_relative_path_come_from_the_given_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    document = yaml.safe_load((CONFIG_DIR / "arm.yaml").read_text())
+    params = document["/**"]["ros__parameters"]
+    params.update(base_frame="arm_base", tip_frame="pen_tip", plane_z_m=0.05)
+    params["link_lengths_m"] = [0.12, 0.07]
+    (tmp_path / "pen_arm.yaml").write_text(yaml.safe_dump(document))
+    monkeypatch.chdir(tmp_path)
+
+    chain = UrdfChain(robot_description("pen_arm.yaml"), "arm_base", "pen_tip")
+    transform = chain.tip_transform([0.0, math.pi / 2])
+    assert transform[:3, 3] == pytest.approx([0.12, 0.07, 0.05], abs=1e-12)
+
+
+def test_default_description_uses_the_packaged_config() -> None:
+    assert robot_description() == robot_description(default_config_path())
+
+
+def test_bad_config_raises_config_error_naming_the_parameter(tmp_path: Path) -> None:
+    document = yaml.safe_load((CONFIG_DIR / "arm.yaml").read_text())
+    document["/**"]["ros__parameters"]["link_lengths_m"] = [0.1]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(document))
+    with pytest.raises(ConfigError, match="link_lengths_m"):
+        robot_description(bad)
+    with pytest.raises(ConfigError, match="cannot be read"):
+        robot_description(tmp_path / "missing.yaml")
+
+
+def test_3r_example_is_complete_and_valid() -> None:
+    config = ArmConfig.from_file(CONFIG_DIR / "arm_3r.yaml")
+    assert config.joint_names == ("shoulder", "elbow", "wrist")
+    assert config.link_lengths == (0.100, 0.080, 0.040)
+    assert config.joints[2].servo.channel == 2
+    assert config.make_arm().n_joints == 3
+
+    # The same parameters as the documented 2R file, per joint: no field missing, none misspelt
+    # (ROS would silently ignore a misspelt one).
+    def shape(flat: dict, joint_names: Sequence[str]) -> set[str]:
+        keys = set()
+        for key in flat:
+            for name in joint_names:
+                key = key.replace(f"joints.{name}.", "joints.<joint>.")
+            keys.add(key)
+        return keys
+
+    two = load_parameters_file(CONFIG_DIR / "arm.yaml")
+    three = load_parameters_file(CONFIG_DIR / "arm_3r.yaml")
+    assert shape(three, three["joint_names"]) == shape(two, two["joint_names"])
+    per_joint = [k for k in three if k.startswith("joints.")]
+    assert len(per_joint) == 3 * len([k for k in two if k.startswith("joints.shoulder.")])
