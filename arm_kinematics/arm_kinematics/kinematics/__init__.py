@@ -5,6 +5,7 @@ Radians, metres, relative joint angles (link i's absolute angle is the sum of jo
 
 from .angles import TAU, angle_difference, wrap_angle
 from .arm import HEADING_TOLERANCE, LIMIT_TOLERANCE, PlanarArm
+from .planning import LinePlan, line_points, plan_line, step_times
 from .types import Branch, IkResult, IkStatus, PlanStatus
 
 __all__ = [
@@ -14,8 +15,12 @@ __all__ = [
     "Branch",
     "IkResult",
     "IkStatus",
+    "LinePlan",
     "PlanStatus",
     "PlanarArm",
     "angle_difference",
+    "line_points",
+    "plan_line",
+    "step_times",
     "wrap_angle",
 ]

@@ -324,6 +324,18 @@ class PlanarArm:
             for qa, qb, kind in zip(a, b, self._kinds, strict=True)
         )
 
+    def unwrap_near(self, joints: Sequence[float], reference: Sequence[float]) -> tuple[float, ...]:
+        """`joints` with each continuous joint moved by k * 2 pi to lie nearest `reference`.
+
+        Limited joints are returned unchanged (their angle is absolute). Radians.
+        """
+        a = self._joint_values(joints)
+        ref = self._joint_values(reference)
+        return tuple(
+            q + round((r - q) / TAU) * TAU if kind == _UNLIMITED else q
+            for q, r, kind in zip(a, ref, self._kinds, strict=True)
+        )
+
     def _distance_sq(self, joints: tuple[float, ...], reference: tuple[float, ...]) -> float:
         total = 0.0
         for q, ref, kind in zip(joints, reference, self._kinds, strict=True):
