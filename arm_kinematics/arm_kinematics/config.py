@@ -88,6 +88,7 @@ class TrajectoryConfig:
     max_joint_step: float  # rad
     joint_state_timeout_s: float
     ik_timeout_s: float
+    goal_tolerance: float  # rad: joint_states this close to the last setpoint = goal reached
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,9 @@ _GLOBAL_SPECS = (
     ParameterSpec("trajectory.max_joint_step_deg", float, "larger step = branch flip, degrees"),
     ParameterSpec("trajectory.joint_state_timeout_s", float, "joint_states silence limit, s"),
     ParameterSpec("trajectory.ik_timeout_s", float, "IK service answer limit, s"),
+    ParameterSpec(
+        "trajectory.goal_tolerance_deg", float, "joint_states this close to the goal = reached"
+    ),
 )
 
 _JOINT_SPECS = (
@@ -451,4 +455,5 @@ class _Reader:
             max_joint_step=math.radians(self.number(p + "max_joint_step_deg", positive=True)),
             joint_state_timeout_s=self.number(p + "joint_state_timeout_s", positive=True),
             ik_timeout_s=self.number(p + "ik_timeout_s", positive=True),
+            goal_tolerance=math.radians(self.number(p + "goal_tolerance_deg", positive=True)),
         )
