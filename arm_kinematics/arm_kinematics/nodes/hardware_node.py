@@ -1,0 +1,384 @@
+"""hardware_node: drives the arm's servos from `joint_commands` and publishes `joint_states`.
+
+Topics (relative names, so a namespace moves them):
+- subscribes `joint_commands` (sensor_msgs/JointState): joint names + positions, radians.
+  The whole command is refused (nothing moves, a warning names the joint and value) for an
+  unknown, duplicate or missing joint, a names/positions length mismatch, a NaN/inf, or a value
+  outside the joint limits or the servo's travel. Velocity and effort fields are ignored.
+- publishes `joint_states` (sensor_msgs/JointState) at `hardware.publish_rate_hz`: the URDF
+  joint names and the positions last written to the servos (hobby servos have no feedback).
+- publishes `/diagnostics` (diagnostic_msgs/DiagnosticArray) at 1 Hz and at once on a fault
+  or recovery: backend, fault state, counters, last error.
+
+Every accepted command becomes a ramp: each servo moves toward its target at the joint's
+`max_velocity` at most, one step per tick (the first step at once, when the command arrives).
+An I2C error (OSError) puts the node in a fault state: the arm stops where it was last written,
+commands are refused, retries run on the tick with exponential back-off, and a successful retry
+re-initialises the board, rewrites the last positions and accepts commands again.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+import time
+from dataclasses import dataclass, fields
+from typing import Any
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+
+from arm_kinematics.hardware import (
+    BackendUnavailableError,
+    InvalidCommandError,
+    ServoBackend,
+    ServoMap,
+    make_backend,
+    slew_toward,
+)
+from arm_kinematics.nodes.params import declare_arm_parameters
+from arm_kinematics.nodes.runner import run_node
+
+DIAGNOSTICS_PERIOD_S = 1.0
+RETRY_INITIAL_S = 0.1
+RETRY_MAX_S = 2.0
+# A tick delayed by a loaded machine moves the servos by at most this many periods' worth, so a
+# stalled executor makes the arm slower, never a jump.
+MAX_STEP_PERIODS = 2.0
+WARN_THROTTLE_S = 1.0
+
+
+class HardwareUnavailableError(SystemExit):
+    """The configured board cannot be opened: logged in one line, the process exits with 1."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+
+
+@dataclass
+class HardwareCounters:
+    """What /diagnostics reports; every field counts since start-up."""
+
+    commands_accepted: int = 0
+    commands_rejected: int = 0  # invalid commands
+    commands_refused: int = 0  # valid commands refused because of a hardware fault
+    write_errors: int = 0  # failed bus transactions (writes, re-initialisations, checks)
+    retries: int = 0
+    recoveries: int = 0
+
+
+class HardwareNode(Node):
+    """The arm's servos behind `joint_commands` / `joint_states`, on a `ServoBackend`."""
+
+    def __init__(self, backend: ServoBackend | None = None, **kwargs: Any) -> None:
+        """`backend=None` opens the backend named by `hardware.backend`; kwargs go to Node."""
+        super().__init__("hardware_node", **kwargs)
+        self.config = declare_arm_parameters(self)
+        self.servo_map = ServoMap.from_config(self.config)
+        if backend is None:
+            try:
+                backend = make_backend(self.config)
+            except BackendUnavailableError as error:
+                self.get_logger().fatal(str(error))
+                super().destroy_node()
+                raise HardwareUnavailableError() from None
+        missing = sorted(set(self.servo_map.channels) - set(backend.channels))
+        if missing:
+            raise ValueError(f"backend {backend.hardware_id} has no servo on channels {missing}")
+        self.backend = backend
+        hardware = self.config.hardware
+        self._period_s = 1.0 / hardware.publish_rate_hz
+        self._names = list(self.servo_map.names)
+
+        # State shared by the command callback and the timers (a MultiThreadedExecutor runs them
+        # in parallel). The lock also serializes every call into the backend.
+        self._lock = threading.Lock()
+        home = [joint.home for joint in self.servo_map.joints]
+        self._position = list(home)  # radians, last written (what joint_states reports)
+        self._target = list(home)  # radians, where each ramp is heading
+        self._written: list[float | None] = [None] * len(home)  # servo degrees on the board
+        self._last_step_s = time.monotonic()
+        self._fault_since_s: float | None = None
+        self._retry_at_s = 0.0
+        self._retry_delay_s = RETRY_INITIAL_S
+        self._last_error = ""
+        self._state_changed = False
+        self._closed = False
+        self.counters = HardwareCounters()
+
+        self._joint_states_pub = self.create_publisher(JointState, "joint_states", 10)
+        self._diagnostics_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
+
+        with self._lock:
+            # No feedback: where the servos are now is unknown, so home is written as is.
+            for i, joint in enumerate(self.servo_map.joints):
+                if not self._write_joint(i, joint.home, time.monotonic()):
+                    break
+
+        # Ticks never overlap each other, commands are handled in arrival order, and the two
+        # groups run in parallel (the lock keeps the shared state consistent).
+        timer_group = MutuallyExclusiveCallbackGroup()
+        self._tick_timer = self.create_timer(self._period_s, self._tick, timer_group)
+        self._diagnostics_timer = self.create_timer(
+            DIAGNOSTICS_PERIOD_S, self._diagnostics_tick, timer_group
+        )
+        self.create_subscription(
+            JointState,
+            "joint_commands",
+            self._on_command,
+            10,
+            callback_group=MutuallyExclusiveCallbackGroup(),
+        )
+        self._publish_diagnostics()
+        joints = ", ".join(
+            f"{j.name}->ch{j.servo.channel}{' (mirrored)' if j.servo.sign < 0 else ''}"
+            for j in self.servo_map.joints
+        )
+        self.get_logger().info(
+            f"backend {backend.describe()}; joints {joints}; home "
+            f"{_degrees(home)} deg; joint_states at {hardware.publish_rate_hz:g} Hz; "
+            f"on shutdown: {hardware.on_shutdown}"
+        )
+
+    # --- public -------------------------------------------------------------------------------
+
+    @property
+    def positions(self) -> tuple[float, ...]:
+        """Joint positions last written to the servos, radians, config order."""
+        with self._lock:
+            return tuple(self._position)
+
+    @property
+    def targets(self) -> tuple[float, ...]:
+        """Where each joint's ramp is heading, radians, config order."""
+        with self._lock:
+            return tuple(self._target)
+
+    @property
+    def faulted(self) -> bool:
+        with self._lock:
+            return self._fault_since_s is not None
+
+    def close(self) -> None:
+        """Stop driving: release the servos (PWM off) or leave them holding, per config."""
+        backend = getattr(self, "backend", None)
+        if backend is None or self._closed:
+            return
+        with self._lock:
+            self._closed = True
+            self._tick_timer.cancel()
+            self._diagnostics_timer.cancel()
+            if self.config.hardware.on_shutdown == "release":
+                try:
+                    for channel in self.servo_map.channels:
+                        backend.release(channel)
+                    self.get_logger().info("servos released (PWM off)")
+                except OSError as error:
+                    self.get_logger().error(f"could not release the servos: {error}")
+            else:
+                self.get_logger().info(
+                    f"servos hold their last position {_degrees(self._position)} deg"
+                )
+            backend.close()
+
+    def destroy_node(self) -> None:
+        self.close()
+        super().destroy_node()
+
+    # --- callbacks ----------------------------------------------------------------------------
+
+    def _on_command(self, msg: JointState) -> None:
+        now = time.monotonic()
+        try:
+            targets = self.servo_map.command(list(msg.name), list(msg.position))
+        except InvalidCommandError as error:
+            with self._lock:
+                self.counters.commands_rejected += 1
+            self.get_logger().warning(
+                f"joint_commands rejected, no servo moved: {error}",
+                throttle_duration_sec=WARN_THROTTLE_S,
+            )
+            return
+        with self._lock:
+            if self._closed:
+                return
+            if self._fault_since_s is not None:
+                self.counters.commands_refused += 1
+                self.get_logger().warning(
+                    f"joint_commands refused: hardware fault ({self._last_error}); the servos "
+                    f"hold {_degrees(self._position)} deg until the bus recovers",
+                    throttle_duration_sec=WARN_THROTTLE_S,
+                )
+                return
+            self._target = list(targets)
+            self.counters.commands_accepted += 1
+            # The first ramp step now rather than at the next tick: a command reaches the board
+            # within a millisecond, and the step is still limited by the time since the last one.
+            self._step(now)
+        self._publish_diagnostics_if_changed()
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        stamp = self.get_clock().now()
+        with self._lock:
+            if self._closed:
+                return
+            if self._fault_since_s is None:
+                self._step(now)
+            elif now >= self._retry_at_s:
+                self._try_recover(now)
+            positions = list(self._position)
+        msg = JointState()
+        msg.header.stamp = stamp.to_msg()
+        msg.name = self._names
+        msg.position = positions
+        self._joint_states_pub.publish(msg)
+        self._publish_diagnostics_if_changed()
+
+    def _diagnostics_tick(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            if self._fault_since_s is None:
+                try:
+                    self.backend.check()  # notices a lost bus or a reset board while idle
+                except OSError as error:
+                    self.counters.write_errors += 1
+                    self._enter_fault(error, time.monotonic())
+        self._publish_diagnostics()
+
+    # --- motion and faults (called with the lock held) ----------------------------------------
+
+    def _step(self, now: float) -> None:
+        """Move every joint toward its target by at most max_velocity * elapsed time."""
+        elapsed = min(max(now - self._last_step_s, 0.0), MAX_STEP_PERIODS * self._period_s)
+        self._last_step_s = now
+        for i, joint in enumerate(self.servo_map.joints):
+            if self._position[i] == self._target[i]:
+                continue
+            position = slew_toward(self._position[i], self._target[i], joint.max_velocity * elapsed)
+            if not self._write_joint(i, position, now):
+                return
+
+    def _write_joint(self, i: int, position: float, now: float) -> bool:
+        """Write one joint's servo; on a bus error retry once, then enter the fault state."""
+        joint = self.servo_map.joints[i]
+        degrees = joint.servo_deg(position)
+        if degrees != self._written[i]:
+            try:
+                self.backend.write(joint.servo.channel, degrees)
+            except OSError as error:
+                # One immediate retry: a single glitch on a noisy bus must not stop the arm.
+                self.counters.write_errors += 1
+                self.counters.retries += 1
+                try:
+                    self.backend.write(joint.servo.channel, degrees)
+                except OSError as second_error:
+                    self.counters.write_errors += 1
+                    self._enter_fault(second_error, now)
+                    return False
+                self.get_logger().warning(
+                    f"I2C write to channel {joint.servo.channel} failed once ({error}); "
+                    "the retry succeeded",
+                    throttle_duration_sec=WARN_THROTTLE_S,
+                )
+            self._written[i] = degrees
+        self._position[i] = position
+        return True
+
+    def _enter_fault(self, error: OSError, now: float) -> None:
+        self._last_error = str(error)
+        # Stop every ramp: after the fault the arm stays where it was last written.
+        self._target = list(self._position)
+        self._written = [None] * len(self._written)  # the board's state is unknown now
+        if self._fault_since_s is None:
+            self._fault_since_s = now
+            self._retry_delay_s = RETRY_INITIAL_S
+            self._state_changed = True
+            self.get_logger().error(
+                f"hardware fault on {self.backend.hardware_id}: {error}. Commands are refused "
+                f"and the bus is retried with back-off; joint_states keeps the last written "
+                f"positions {_degrees(self._position)} deg"
+            )
+        self._retry_at_s = now + self._retry_delay_s
+
+    def _try_recover(self, now: float) -> None:
+        self.counters.retries += 1
+        try:
+            self.backend.restore()
+            for i, joint in enumerate(self.servo_map.joints):
+                degrees = joint.servo_deg(self._position[i])
+                self.backend.write(joint.servo.channel, degrees)
+                self._written[i] = degrees
+        except OSError as error:
+            self.counters.write_errors += 1
+            self._last_error = str(error)
+            self._retry_delay_s = min(2.0 * self._retry_delay_s, RETRY_MAX_S)
+            self._retry_at_s = now + self._retry_delay_s
+            self.get_logger().warning(
+                f"hardware still faulted ({error}); next retry in {self._retry_delay_s:.1f} s",
+                throttle_duration_sec=5.0,
+            )
+            return
+        assert self._fault_since_s is not None
+        duration = now - self._fault_since_s
+        self._fault_since_s = None
+        self._last_step_s = now
+        self.counters.recoveries += 1
+        self._state_changed = True
+        self.get_logger().info(
+            f"hardware recovered after {duration:.1f} s: servos restored at "
+            f"{_degrees(self._position)} deg; commands accepted again"
+        )
+
+    # --- diagnostics --------------------------------------------------------------------------
+
+    def _publish_diagnostics_if_changed(self) -> None:
+        with self._lock:
+            changed, self._state_changed = self._state_changed, False
+        if changed:
+            self._publish_diagnostics()
+
+    def _publish_diagnostics(self) -> None:
+        with self._lock:
+            status = self._diagnostic_status(time.monotonic())
+        array = DiagnosticArray()
+        array.header.stamp = self.get_clock().now().to_msg()
+        array.status = [status]
+        self._diagnostics_pub.publish(array)
+
+    def _diagnostic_status(self, now: float) -> DiagnosticStatus:
+        faulted = self._fault_since_s is not None
+        status = DiagnosticStatus()
+        status.name = f"{self.get_fully_qualified_name()}: servos"
+        status.hardware_id = self.backend.hardware_id
+        if faulted:
+            status.level = DiagnosticStatus.ERROR
+            status.message = (
+                f"hardware fault for {now - self._fault_since_s:.1f} s: {self._last_error}; "
+                "commands refused, retrying"
+            )
+        else:
+            status.level = DiagnosticStatus.OK
+            status.message = f"{len(self._names)} servos driven by {self.backend.name}"
+        values = {
+            "backend": self.backend.name,
+            "fault": str(faulted).lower(),
+            **{f.name: str(getattr(self.counters, f.name)) for f in fields(self.counters)},
+            "last_error": self._last_error,
+        }
+        for name, position in zip(self._names, self._position, strict=True):
+            values[f"{name}_position_deg"] = f"{math.degrees(position):.2f}"
+        status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
+        return status
+
+
+def _degrees(radians: list[float] | tuple[float, ...]) -> str:
+    return "[" + ", ".join(f"{math.degrees(r):.1f}" for r in radians) + "]"
+
+
+def main() -> None:
+    sys.exit(run_node(HardwareNode))
