@@ -683,7 +683,8 @@ class PlanarArm:
         intervals = self._heading_intervals(x, y)
         if intervals:
             reachable = "; reachable headings there: " + ", ".join(
-                f"[{_deg(wrap_angle(lo))}, {_deg(wrap_angle(hi))}]" for lo, hi in intervals
+                f"[{_deg(wrap_angle(lo))}, {_deg(wrap_angle(lo) + hi - lo)}]"
+                for lo, hi in intervals
             )
         else:
             reachable = ""
@@ -742,15 +743,22 @@ class PlanarArm:
         """
         r = _hypot(x, y)
         l3 = self._l3
-        inner = max(0.0, self._ring_min - self.edge_tolerance)
-        outer = self._ring_max + self.edge_tolerance
         phi = _atan2(y, x)
-        if r * l3 == 0.0 or r < 1e-12 * self.reach:
-            # The wrist stays L3 from the base whatever the heading.
-            return [(phi - _PI, phi + _PI)] if inner <= l3 <= outer else []
-        cos_max = (r * r + l3 * l3 - inner * inner) / (2.0 * r * l3)
-        cos_min = (r * r + l3 * l3 - outer * outer) / (2.0 * r * l3)
-        if cos_max < -1.0 or cos_min > 1.0 or cos_min > cos_max:
+        for widen in (0.0, self.edge_tolerance):
+            # The exact ring first (its ends put the wrist on the edge up to rounding, which
+            # the edge tolerance absorbs); widened only for a tip just outside the tip ring.
+            inner = max(0.0, self._ring_min - widen)
+            outer = self._ring_max + widen
+            if r * l3 == 0.0 or r < 1e-12 * self.reach:
+                # The wrist stays L3 from the base whatever the heading.
+                if inner <= l3 <= outer:
+                    return [(phi - _PI, phi + _PI)]
+                continue
+            cos_max = (r * r + l3 * l3 - inner * inner) / (2.0 * r * l3)
+            cos_min = (r * r + l3 * l3 - outer * outer) / (2.0 * r * l3)
+            if not (cos_max < -1.0 or cos_min > 1.0 or cos_min > cos_max):
+                break
+        else:
             return []
         delta_lo = math.acos(min(1.0, cos_max))
         delta_hi = math.acos(max(-1.0, cos_min))
@@ -829,6 +837,13 @@ class PlanarArm:
         best: tuple[float, IkResult, float, float, float] | None = None
         for lo, hi in intervals:
             samples = np.linspace(lo, hi, _HEADING_SAMPLES).tolist()
+            if current is not None:
+                # The current heading (shifted into the interval) is a natural candidate and
+                # makes sure a `current` that is itself a solution is found.
+                held = math.fsum(current)
+                held += round(((lo + hi) / 2.0 - held) / TAU) * TAU
+                if lo <= held <= hi:
+                    samples.append(held)
             step = (hi - lo) / (_HEADING_SAMPLES - 1)
             for h in samples:
                 result = self._solve(x, y, wrap_angle(h), branch, current)
