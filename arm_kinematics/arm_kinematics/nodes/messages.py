@@ -1,0 +1,242 @@
+"""Conversions between ROS messages and the plain values of the kinematics core.
+
+The core works on floats and tuples (metres, radians, joint order of the configuration); the
+nodes speak geometry_msgs and sensor_msgs. Everything that translates between the two lives
+here so the nodes stay thin and the core never sees a ROS type.
+
+Conventions: a planar pose is (x, y, heading) in the arm's base frame, the heading being a
+rotation about z (radians, counter-clockwise seen from +z); the arm's plane sits at height z.
+Quaternions are handled with transforms3d, whose order is (w, x, y, z).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from enum import Enum
+
+import transforms3d.euler
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion
+from sensor_msgs.msg import JointState
+
+from arm_kinematics_interfaces.srv import ComputeFK, SolveIK
+
+#: Largest deviation of a quaternion's norm from 1, and of its roll and pitch from 0 (radians),
+#: for it to count as a heading (a pure rotation about z).
+ORIENTATION_TOLERANCE = 1e-6
+
+
+def _constant_names(cls: type, names: Sequence[str]) -> dict[int, str]:
+    return {getattr(cls, name): name for name in names}
+
+
+#: SolveIK (and SolveIKBatch) status value -> constant name.
+SOLVE_IK_STATUS_NAMES = _constant_names(
+    SolveIK.Response,
+    (
+        "OK",
+        "SINGULAR",
+        "TOO_FAR",
+        "TOO_CLOSE",
+        "JOINT_LIMIT",
+        "ORIENTATION_UNREACHABLE",
+        "INVALID_INPUT",
+        "WRONG_FRAME",
+        "OFF_PLANE",
+        "INVALID_ORIENTATION",
+    ),
+)
+#: ComputeFK status value -> constant name.
+COMPUTE_FK_STATUS_NAMES = _constant_names(
+    ComputeFK.Response, ("OK", "UNKNOWN_JOINT", "MISSING_JOINT", "INVALID_INPUT")
+)
+#: SolveIK BRANCH_* value -> lower-case branch name as in the `default_branch` parameter.
+BRANCH_NAMES = {
+    getattr(SolveIK.Request, f"BRANCH_{name.upper()}"): name
+    for name in ("closest", "elbow_up", "elbow_down", "max_limit_margin")
+}
+
+
+def solve_ik_status_name(status: int) -> str:
+    """Name of a SolveIK status value ("UNKNOWN(42)" for a value the .srv does not define)."""
+    return SOLVE_IK_STATUS_NAMES.get(status, f"UNKNOWN({status})")
+
+
+# --- orientation -------------------------------------------------------------------------------
+
+
+class OrientationError(ValueError):
+    """A quaternion that is not finite, not unit length or not a rotation about z."""
+
+
+def heading_to_quaternion(heading: float) -> Quaternion:
+    """Quaternion message of a rotation by `heading` radians about z."""
+    w, x, y, z = transforms3d.euler.euler2quat(0.0, 0.0, heading, "sxyz")
+    return Quaternion(x=float(x), y=float(y), z=float(z), w=float(w))
+
+
+def quaternion_values(orientation: Quaternion) -> tuple[float, float, float, float]:
+    """(x, y, z, w) of a quaternion message, as ROS orders them."""
+    return (orientation.x, orientation.y, orientation.z, orientation.w)
+
+
+def quaternion_to_heading(
+    orientation: Quaternion, tolerance: float = ORIENTATION_TOLERANCE
+) -> float:
+    """Heading (radians, in (-pi, pi]) of a quaternion that must be a pure rotation about z.
+
+    Raises OrientationError, with a message saying what to send instead, when the quaternion
+    is not finite, its norm is not 1 within `tolerance`, or its roll or pitch exceed
+    `tolerance` radians.
+    """
+    x, y, z, w = quaternion_values(orientation)
+    if not all(math.isfinite(v) for v in (x, y, z, w)):
+        raise OrientationError(f"orientation ({x}, {y}, {z}, {w}) is not finite")
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    if abs(norm - 1.0) > tolerance:
+        raise OrientationError(
+            f"orientation quaternion has norm {norm:.9g}, not 1 within {tolerance:g}; "
+            "for a heading h send x=0, y=0, z=sin(h/2), w=cos(h/2)"
+        )
+    roll, pitch, yaw = transforms3d.euler.quat2euler((w, x, y, z), "sxyz")
+    if abs(roll) > tolerance or abs(pitch) > tolerance:
+        raise OrientationError(
+            f"orientation is not a rotation about z (roll {math.degrees(roll):.6g} deg, "
+            f"pitch {math.degrees(pitch):.6g} deg); the arm only sets a heading: "
+            "send x=0, y=0, z=sin(h/2), w=cos(h/2)"
+        )
+    return float(yaw)
+
+
+# --- poses -------------------------------------------------------------------------------------
+
+
+def position_values(pose: Pose) -> tuple[float, float, float]:
+    """(x, y, z) of a pose message, metres."""
+    p = pose.position
+    return (p.x, p.y, p.z)
+
+
+def planar_pose(x: float, y: float, heading: float, z: float = 0.0) -> Pose:
+    """Pose message at (x, y, z) turned by `heading` radians about z."""
+    return Pose(
+        position=Point(x=float(x), y=float(y), z=float(z)),
+        orientation=heading_to_quaternion(heading),
+    )
+
+
+def pose_stamped(
+    x: float,
+    y: float,
+    heading: float,
+    *,
+    frame_id: str,
+    z: float = 0.0,
+    stamp: Time | None = None,
+) -> PoseStamped:
+    """PoseStamped of a planar pose expressed in `frame_id`."""
+    msg = PoseStamped(pose=planar_pose(x, y, heading, z))
+    msg.header.frame_id = frame_id
+    if stamp is not None:
+        msg.header.stamp = stamp
+    return msg
+
+
+def frames_to_poses(
+    frames: Iterable[Sequence[float]],
+    *,
+    frame_id: str,
+    z: float = 0.0,
+    stamp: Time | None = None,
+) -> list[PoseStamped]:
+    """PoseStamped of every (x, y, heading) frame (as `PlanarArm.frames` gives them).
+
+    Every pose is expressed in `frame_id` (the arm's base frame), as ROS reads a PoseStamped.
+    """
+    return [
+        pose_stamped(x, y, heading, frame_id=frame_id, z=z, stamp=stamp) for x, y, heading in frames
+    ]
+
+
+# --- joint states ------------------------------------------------------------------------------
+
+
+class JointStateProblem(Enum):
+    """What is wrong with a JointState, so that each service can map it to its own status."""
+
+    LENGTH_MISMATCH = "length mismatch"
+    UNKNOWN_JOINT = "unknown joint"
+    DUPLICATE_JOINT = "duplicate joint"
+    MISSING_JOINT = "missing joint"
+    NON_FINITE = "non-finite position"
+
+
+class JointStateError(ValueError):
+    """A JointState that cannot be read as the arm's joints; names the offending joint."""
+
+    def __init__(self, problem: JointStateProblem, message: str, joint: str | None = None):
+        super().__init__(message)
+        self.problem = problem
+        self.joint = joint
+
+
+def joint_state(
+    names: Sequence[str], positions: Iterable[float], stamp: Time | None = None
+) -> JointState:
+    """JointState with `names` and `positions` (radians)."""
+    msg = JointState(name=list(names), position=[float(p) for p in positions])
+    if stamp is not None:
+        msg.header.stamp = stamp
+    return msg
+
+
+def is_empty(msg: JointState) -> bool:
+    """True for a JointState with neither names nor positions (an optional field left out)."""
+    return len(msg.name) == 0 and len(msg.position) == 0
+
+
+def joint_positions(
+    msg: JointState, names: Sequence[str], *, allow_unknown: bool = False
+) -> tuple[float, ...]:
+    """Positions (radians) of the joints `names`, in that order, read from `msg` by name.
+
+    Every joint of `names` must appear exactly once with a finite position. Names that are not
+    in `names` are an error unless `allow_unknown` (a robot's joint_states may carry more
+    joints than the arm's). Raises JointStateError naming the joint at fault.
+    """
+    if len(msg.name) != len(msg.position):
+        raise JointStateError(
+            JointStateProblem.LENGTH_MISMATCH,
+            f"joint state has {len(msg.name)} names but {len(msg.position)} positions",
+        )
+    wanted = set(names)
+    by_name: dict[str, float] = {}
+    for name, position in zip(msg.name, msg.position, strict=True):
+        if name in by_name:
+            raise JointStateError(
+                JointStateProblem.DUPLICATE_JOINT, f"joint '{name}' is given twice", name
+            )
+        if name not in wanted:
+            if allow_unknown:
+                continue
+            raise JointStateError(
+                JointStateProblem.UNKNOWN_JOINT,
+                f"unknown joint '{name}' (the arm's joints are {', '.join(names)})",
+                name,
+            )
+        by_name[name] = position
+    for name in names:
+        if name not in by_name:
+            raise JointStateError(
+                JointStateProblem.MISSING_JOINT,
+                f"joint '{name}' is missing (give every joint: {', '.join(names)})",
+                name,
+            )
+        if not math.isfinite(by_name[name]):
+            raise JointStateError(
+                JointStateProblem.NON_FINITE,
+                f"joint '{name}' position {by_name[name]} is not finite",
+                name,
+            )
+    return tuple(float(by_name[name]) for name in names)
