@@ -42,6 +42,25 @@ def wait_for(
         time.sleep(0.01)
 
 
+def wait_for_future(future: Any, timeout: float = DEFAULT_TIMEOUT_S, what: str = "answer") -> Any:
+    """Block until an rclpy future that another thread's executor completes is done; its result.
+
+    Wakes at once on completion (no polling), for tests that make hundreds of calls.
+    """
+    done = threading.Event()
+    future.add_done_callback(lambda _: done.set())
+    if not done.wait(timeout):
+        raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+    return future.result()
+
+
+def installed_executable(name: str, package: str = "arm_kinematics") -> str:
+    """Path of a package's console script where `ros2 run` finds it (install/<pkg>/lib/<pkg>)."""
+    from ament_index_python.packages import get_package_prefix
+
+    return str(Path(get_package_prefix(package)) / "lib" / package / name)
+
+
 class RosGraph:
     """One rclpy context with a multi-threaded executor spinning in a background thread."""
 

@@ -1,0 +1,145 @@
+"""RViz markers of the IK node (`ik_markers`): the reachable ring and the last request.
+
+Plain builders of visualization_msgs from values the node already has (the arm's geometry,
+the last target, its status and joint frames); no rclpy here, so they are tested directly.
+
+- namespace `workspace` (published once): the outer and inner circle of the reachable ring
+  (LINE_STRIP) and a thin translucent disc (CYLINDER) that RViz's "Publish Point" tool can hit.
+- namespace `target` (after every solve_ik request): the target (SPHERE) coloured by status,
+  green OK, yellow SINGULAR, red refused, with its status name (TEXT_VIEW_FACING) above it.
+- namespaces `solution` and `alternative`: LINE_STRIPs through the joint frames of the chosen
+  solution and, faded, of the other elbow branch; DELETE when there is none.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import Point
+from std_msgs.msg import ColorRGBA
+from visualization_msgs.msg import Marker, MarkerArray
+
+GREEN = ColorRGBA(r=0.1, g=0.8, b=0.2, a=1.0)
+YELLOW = ColorRGBA(r=0.95, g=0.8, b=0.1, a=1.0)
+RED = ColorRGBA(r=0.9, g=0.1, b=0.1, a=1.0)
+RING = ColorRGBA(r=0.6, g=0.6, b=0.65, a=0.8)
+DISC = ColorRGBA(r=0.5, g=0.6, b=0.8, a=0.15)
+SOLUTION = ColorRGBA(r=0.1, g=0.5, b=0.95, a=1.0)
+ALTERNATIVE = ColorRGBA(r=0.1, g=0.5, b=0.95, a=0.3)
+TEXT = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
+
+RING_SEGMENTS = 120
+DISC_THICKNESS_M = 0.001
+
+
+def status_colour(status_name: str) -> ColorRGBA:
+    """Green for OK, yellow for SINGULAR, red for every refusal."""
+    return {"OK": GREEN, "SINGULAR": YELLOW}.get(status_name, RED)
+
+
+def _marker(ns: str, marker_id: int, marker_type: int, frame_id: str, stamp: Time | None) -> Marker:
+    marker = Marker(ns=ns, id=marker_id, type=marker_type, action=Marker.ADD)
+    marker.header.frame_id = frame_id
+    if stamp is not None:
+        marker.header.stamp = stamp
+    marker.pose.orientation.w = 1.0
+    return marker
+
+
+def _circle(
+    ns: str, marker_id: int, radius: float, z: float, frame_id: str, stamp: Time | None
+) -> Marker:
+    marker = _marker(ns, marker_id, Marker.LINE_STRIP, frame_id, stamp)
+    marker.scale.x = 0.002  # line width, m
+    marker.color = RING
+    marker.points = [
+        Point(
+            x=radius * math.cos(2 * math.pi * k / RING_SEGMENTS),
+            y=radius * math.sin(2 * math.pi * k / RING_SEGMENTS),
+            z=z,
+        )
+        for k in range(RING_SEGMENTS + 1)
+    ]
+    return marker
+
+
+def workspace_markers(
+    inner_radius: float,
+    outer_radius: float,
+    *,
+    frame_id: str,
+    z: float,
+    stamp: Time | None = None,
+) -> MarkerArray:
+    """The reachable ring (radii in metres, about the base origin) and the clickable disc."""
+    outer = _circle("workspace", 0, outer_radius, z, frame_id, stamp)
+    inner = _circle("workspace", 1, inner_radius, z, frame_id, stamp)
+    if inner_radius <= 0.0:
+        inner.action = Marker.DELETE  # no hole: nothing to draw
+    disc = _marker("workspace", 2, Marker.CYLINDER, frame_id, stamp)
+    disc.pose.position.z = z - DISC_THICKNESS_M
+    disc.scale.x = disc.scale.y = 2.0 * outer_radius
+    disc.scale.z = DISC_THICKNESS_M
+    disc.color = DISC
+    return MarkerArray(markers=[outer, inner, disc])
+
+
+def _chain(
+    ns: str,
+    frames: Sequence[Sequence[float]] | None,
+    colour: ColorRGBA,
+    *,
+    frame_id: str,
+    z: float,
+    stamp: Time | None,
+) -> Marker:
+    marker = _marker(ns, 0, Marker.LINE_STRIP, frame_id, stamp)
+    if not frames:
+        marker.action = Marker.DELETE
+        return marker
+    marker.scale.x = 0.006
+    marker.color = colour
+    marker.points = [Point(x=float(f[0]), y=float(f[1]), z=z) for f in frames]
+    return marker
+
+
+def request_markers(
+    target: tuple[float, float, float] | None,
+    target_frame_id: str,
+    status_name: str,
+    solution_frames: Sequence[Sequence[float]] | None,
+    alternative_frames: Sequence[Sequence[float]] | None,
+    *,
+    frame_id: str,
+    z: float,
+    stamp: Time | None = None,
+) -> MarkerArray:
+    """Markers of one solve_ik request.
+
+    `target` is (x, y, z) in `target_frame_id` as the request gave it (None when it has no
+    finite position to draw); the frames are (x, y, heading) lists in `frame_id` (the base).
+    """
+    sphere = _marker("target", 0, Marker.SPHERE, target_frame_id, stamp)
+    label = _marker("target", 1, Marker.TEXT_VIEW_FACING, target_frame_id, stamp)
+    if target is None:
+        sphere.action = label.action = Marker.DELETE
+    else:
+        sphere.pose.position = Point(x=target[0], y=target[1], z=target[2])
+        sphere.scale.x = sphere.scale.y = sphere.scale.z = 0.012
+        sphere.color = status_colour(status_name)
+        label.pose.position = Point(x=target[0], y=target[1], z=target[2] + 0.02)
+        label.scale.z = 0.012  # text height, m
+        label.color = TEXT
+        label.text = status_name
+    return MarkerArray(
+        markers=[
+            sphere,
+            label,
+            _chain("solution", solution_frames, SOLUTION, frame_id=frame_id, z=z, stamp=stamp),
+            _chain(
+                "alternative", alternative_frames, ALTERNATIVE, frame_id=frame_id, z=z, stamp=stamp
+            ),
+        ]
+    )

@@ -1,0 +1,494 @@
+"""The IK service node: inverse and forward kinematics of the arm over ROS 2 services.
+
+Services (relative names, so a launch namespace moves them and two arms can share a graph):
+- `solve_ik` (arm_kinematics_interfaces/srv/SolveIK): one target pose -> joints and status.
+- `solve_ik_batch` (SolveIKBatch): many targets in one call, each seeded by the previous one.
+- `compute_fk` (ComputeFK): joints -> tip pose and every frame's pose.
+Subscribes `joint_states` (the latest positions are the "current" pose of BRANCH_CLOSEST when
+a request brings no seed; before any arrives, CLOSEST picks the branch farthest from the
+limits). Publishes `ik_markers` (visualization_msgs/MarkerArray, transient local) for RViz.
+
+The node is a thin adapter: it checks and converts messages and calls the kinematics core
+(`PlanarArm.solve`, `solve_chain`, `frames`, ...); no kinematics is computed here. Every
+request gets an answer with a status and a message a person can act on; nothing raises out of
+a callback. The geometry parameters are read-only: a run-time change is refused, a new
+geometry needs a restart (see nodes/params.py).
+"""
+
+from __future__ import annotations
+
+import array
+import math
+import sys
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.logging import LoggingSeverity
+from rclpy.node import Node
+from rclpy.qos import (
+    DurabilityPolicy,
+    QoSProfile,
+    ReliabilityPolicy,
+    qos_profile_sensor_data,
+)
+from sensor_msgs.msg import JointState
+from visualization_msgs.msg import MarkerArray
+
+from arm_kinematics.kinematics import Branch, IkResult, IkStatus, PlanarArm
+from arm_kinematics.nodes.ik_markers import request_markers, workspace_markers
+from arm_kinematics.nodes.messages import (
+    BRANCH_NAMES,
+    JointStateError,
+    JointStateProblem,
+    OrientationError,
+    frames_to_poses,
+    is_empty,
+    joint_positions,
+    joint_state,
+    pose_stamped,
+    position_values,
+    quaternion_to_heading,
+    quaternion_values,
+    solve_ik_status_name,
+)
+from arm_kinematics.nodes.params import declare_arm_parameters
+from arm_kinematics.nodes.runner import run_node
+from arm_kinematics_interfaces.srv import ComputeFK, SolveIK, SolveIKBatch
+
+_IK = SolveIK.Response
+_FK = ComputeFK.Response
+_SOLVED = (IkStatus.OK, IkStatus.SINGULAR)
+# One WARN per this many seconds for malformed requests, so a fuzzing client cannot flood the log.
+_WARN_THROTTLE_S = 2.0
+_MARKER_PERIOD_S = 0.05
+
+_FK_STATUS_OF_PROBLEM = {
+    JointStateProblem.LENGTH_MISMATCH: _FK.INVALID_INPUT,
+    JointStateProblem.UNKNOWN_JOINT: _FK.UNKNOWN_JOINT,
+    JointStateProblem.DUPLICATE_JOINT: _FK.UNKNOWN_JOINT,
+    JointStateProblem.MISSING_JOINT: _FK.MISSING_JOINT,
+    JointStateProblem.NON_FINITE: _FK.INVALID_INPUT,
+}
+
+
+class RefusedRequestError(Exception):
+    """A malformed request: answered with `status` and `message`, logged as a (throttled) WARN."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class _MarkerRequest:
+    """What the marker timer draws for the last solve_ik request."""
+
+    target: tuple[float, float, float] | None
+    target_frame_id: str
+    status_name: str
+    solution: tuple[float, ...] | None
+    alternative: tuple[float, ...] | None
+
+
+class IkNode(Node):
+    """Serves solve_ik, solve_ik_batch and compute_fk for the arm in the node's parameters."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("ik_node", **kwargs)
+        self.config = declare_arm_parameters(self)
+        # As config.make_arm(), plus the joint names so that the core's messages use them.
+        self.arm = PlanarArm(
+            self.config.link_lengths,
+            joint_limits=self.config.joint_limits,
+            singularity_margin=self.config.singularity_margin,
+            edge_tolerance=self.config.edge_tolerance,
+            joint_names=self.config.joint_names,
+        )
+        self.joint_names = self.config.joint_names
+        self.default_branch = Branch.from_name(self.config.default_branch)
+        # Written by the joint_states callback, read by service threads: a tuple swapped in
+        # whole is atomic, so no lock is needed.
+        self._latest_joints: tuple[float, ...] | None = None
+        self._marker_request: _MarkerRequest | None = None
+        self._drawn_request: _MarkerRequest | None = None
+
+        # Reentrant: the runner's MultiThreadedExecutor serves requests concurrently, so a
+        # large batch or a slow client never holds up the others.
+        services = ReentrantCallbackGroup()
+        self.create_service(SolveIK, "solve_ik", self._on_solve_ik, callback_group=services)
+        self.create_service(
+            SolveIKBatch, "solve_ik_batch", self._on_solve_ik_batch, callback_group=services
+        )
+        self.create_service(ComputeFK, "compute_fk", self._on_compute_fk, callback_group=services)
+        # Best effort matches both reliable and best-effort joint_states publishers; only the
+        # latest message matters.
+        self.create_subscription(
+            JointState, "joint_states", self._on_joint_states, qos_profile_sensor_data
+        )
+
+        # Two publishers on one topic, both transient local with depth 1: RViz started later
+        # still gets the last sample of each, i.e. the ring (published once) and the last
+        # request's markers. Request markers are drawn by a timer, off the service path, at
+        # most 1 / _MARKER_PERIOD_S times a second however fast requests come.
+        latched = QoSProfile(
+            depth=1,
+            reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL,
+        )
+        self._workspace_publisher = self.create_publisher(MarkerArray, "ik_markers", latched)
+        self._request_publisher = self.create_publisher(MarkerArray, "ik_markers", latched)
+        inner, outer = self.arm.ring
+        self._workspace_publisher.publish(
+            workspace_markers(
+                inner,
+                outer,
+                frame_id=self.config.base_frame,
+                z=self.config.plane_z,
+                stamp=self.get_clock().now().to_msg(),
+            )
+        )
+        self.create_timer(
+            _MARKER_PERIOD_S,
+            self._publish_request_markers,
+            callback_group=MutuallyExclusiveCallbackGroup(),
+        )
+
+        lengths = ", ".join(f"{length:.3f}" for length in self.config.link_lengths)
+        self.get_logger().info(
+            f"ready: {len(self.joint_names)} joints ({', '.join(self.joint_names)}), links "
+            f"{lengths} m, reach {inner:.3f}..{outer:.3f} m in '{self.config.base_frame}', "
+            f"default branch {self.config.default_branch}; serving solve_ik, solve_ik_batch, "
+            "compute_fk"
+        )
+
+    # --- solve_ik ------------------------------------------------------------------------------
+
+    def _on_solve_ik(self, request: SolveIK.Request, response: SolveIK.Response):
+        target = request.target
+        x, y, z = position_values(target.pose)
+        drawable = (x, y, z) if all(math.isfinite(v) for v in (x, y, z)) else None
+        result: IkResult | None = None
+        try:
+            heading = self._check_target(
+                target.header.frame_id, (x, y, z), request.use_heading, target.pose.orientation
+            )
+            branch = self._branch(request.branch)
+            current = self._current(request.seed)
+            result = self.arm.solve(x, y, heading, branch=branch, current=current)
+            self._fill_solve_ik(response, result, branch, request.branch)
+        except RefusedRequestError as refusal:
+            self._refuse(response, refusal, "solve_ik")
+        except Exception:
+            response = self._internal_error(response, "solve_ik")
+            result = None
+        self._marker_request = _MarkerRequest(
+            target=drawable,
+            target_frame_id=target.header.frame_id or self.config.base_frame,
+            status_name=solve_ik_status_name(response.status),
+            solution=result.joints if result is not None and result.ok else None,
+            alternative=result.alternative if result is not None and result.ok else None,
+        )
+        if self.get_logger().is_enabled_for(LoggingSeverity.DEBUG):
+            self.get_logger().debug(
+                f"solve_ik ({x:.4f}, {y:.4f}, {z:.4f}) in '{target.header.frame_id}' -> "
+                f"{solve_ik_status_name(response.status)}: {response.message}"
+            )
+        return response
+
+    def _fill_solve_ik(
+        self, response: SolveIK.Response, result: IkResult, branch: Branch, requested_branch: int
+    ) -> None:
+        response.status = int(result.status)
+        if not result.ok or result.joints is None:
+            response.message = result.message
+            return
+        stamp = self.get_clock().now().to_msg()
+        response.solution = joint_state(self.joint_names, result.joints, stamp)
+        if result.alternative is not None:
+            response.alternative = joint_state(self.joint_names, result.alternative, stamp)
+        response.manipulability = float(result.manipulability)
+        degrees = ", ".join(
+            f"{name} {math.degrees(q):.3f}"
+            for name, q in zip(self.joint_names, result.joints, strict=True)
+        )
+        response.message = f"{result.message}; joints {degrees} deg"
+        if branch is not Branch(requested_branch):
+            response.message += f" (branch {branch.name.lower()}: the node's default_branch)"
+
+    def _check_target(
+        self,
+        frame_id: str,
+        position: tuple[float, float, float],
+        use_heading: bool,
+        orientation,
+    ) -> float | None:
+        """The requested heading (radians) or None; RefusedRequestError for a malformed target.
+
+        Checks in order: frame, finite numbers, plane, orientation.
+        """
+        self._check_frame(frame_id)
+        if not all(math.isfinite(v) for v in position):
+            raise RefusedRequestError(
+                _IK.INVALID_INPUT, f"target position {position} must be finite numbers (metres)"
+            )
+        if use_heading and not all(math.isfinite(v) for v in quaternion_values(orientation)):
+            raise RefusedRequestError(
+                _IK.INVALID_INPUT,
+                f"target orientation {quaternion_values(orientation)} (x, y, z, w) must be "
+                "finite when use_heading is true",
+            )
+        self._check_plane(position[2])
+        if not use_heading:
+            return None
+        try:
+            return quaternion_to_heading(orientation)
+        except OrientationError as error:
+            raise RefusedRequestError(_IK.INVALID_ORIENTATION, str(error)) from None
+
+    def _check_frame(self, frame_id: str) -> None:
+        base = self.config.base_frame
+        if frame_id not in ("", base):
+            raise RefusedRequestError(
+                _IK.WRONG_FRAME,
+                f"target frame '{frame_id}' is not the arm's base frame '{base}': "
+                f"transform the target into '{base}' (or leave frame_id empty)",
+            )
+
+    def _check_plane(self, z: float) -> None:
+        off = z - self.config.plane_z
+        if abs(off) > self.config.plane_tolerance:
+            raise RefusedRequestError(
+                _IK.OFF_PLANE,
+                f"target z = {z:.6g} m is {abs(off):.6g} m off the arm's plane "
+                f"z = {self.config.plane_z:.6g} m (tolerance {self.config.plane_tolerance:g} m)",
+            )
+
+    def _branch(self, value: int) -> Branch:
+        """The Branch of a request's BRANCH_* value; 0 means the node's default_branch."""
+        if value not in BRANCH_NAMES:
+            choices = ", ".join(f"{v} ({name})" for v, name in BRANCH_NAMES.items())
+            raise RefusedRequestError(
+                _IK.INVALID_INPUT, f"unknown branch value {value}; use one of {choices}"
+            )
+        if value == SolveIK.Request.BRANCH_CLOSEST:
+            return self.default_branch
+        return Branch(value)
+
+    def _current(self, seed: JointState) -> tuple[float, ...] | None:
+        """Joints BRANCH_CLOSEST stays close to: the seed, else the latest joint_states.
+
+        None before any joint_states arrived: the core then picks the branch farthest from
+        the joint limits (MAX_LIMIT_MARGIN), the safest guess when the arm's pose is unknown.
+        """
+        if not is_empty(seed):
+            try:
+                return joint_positions(seed, self.joint_names)
+            except JointStateError as error:
+                raise RefusedRequestError(_IK.INVALID_INPUT, f"seed: {error}") from None
+        return self._latest_joints
+
+    # --- solve_ik_batch ------------------------------------------------------------------------
+
+    def _on_solve_ik_batch(self, request: SolveIKBatch.Request, response: SolveIKBatch.Response):
+        response.joint_names = list(self.joint_names)
+        response.first_failure = -1
+        try:
+            self._solve_batch(request, response)
+        except RefusedRequestError as refusal:
+            self._refuse(response, refusal, "solve_ik_batch")
+        except Exception:
+            response = self._internal_error(response, "solve_ik_batch")
+            response.joint_names = list(self.joint_names)
+            response.first_failure = -1
+        if self.get_logger().is_enabled_for(LoggingSeverity.DEBUG):
+            self.get_logger().debug(
+                f"solve_ik_batch of {len(request.x)} targets -> "
+                f"{solve_ik_status_name(response.status)}: {response.message}"
+            )
+        return response
+
+    def _solve_batch(self, request: SolveIKBatch.Request, response: SolveIKBatch.Response):
+        count = len(request.x)
+        self._check_frame(request.header.frame_id)
+        if len(request.y) != count:
+            raise RefusedRequestError(
+                _IK.INVALID_INPUT, f"x has {count} values but y has {len(request.y)}"
+            )
+        if request.use_heading and len(request.heading) != count:
+            raise RefusedRequestError(
+                _IK.INVALID_INPUT,
+                f"use_heading is true: heading needs {count} values (one per target), "
+                f"it has {len(request.heading)}",
+            )
+        if not math.isfinite(request.z):
+            raise RefusedRequestError(_IK.INVALID_INPUT, f"z = {request.z} must be a finite number")
+        self._check_plane(request.z)
+        branch = self._branch(request.branch)
+        current = self._current(request.seed)
+        results = self.arm.solve_chain(
+            request.x,
+            request.y,
+            request.heading if request.use_heading else None,
+            branch=branch,
+            current=current,
+            stop_on_failure=request.stop_on_failure,
+        )
+        self._fill_batch(response, results, count)
+
+    def _fill_batch(
+        self, response: SolveIKBatch.Response, results: Sequence[IkResult], count: int
+    ) -> None:
+        """Per-target statuses, NaN rows for failures; targets after a stop: "not attempted"."""
+        n_joints = len(self.joint_names)
+        nan_row = [math.nan] * n_joints
+        statuses = bytearray([_IK.INVALID_INPUT]) * count
+        positions: list[float] = []
+        manipulability = [0.0] * count
+        first_failure = -1
+        singular = 0
+        for index, result in enumerate(results):
+            statuses[index] = result.status
+            if result.ok and result.joints is not None:
+                positions.extend(result.joints)
+                manipulability[index] = result.manipulability
+                singular += result.status == IkStatus.SINGULAR
+            else:
+                positions.extend(nan_row)
+                if first_failure < 0:
+                    first_failure = index
+        attempted = len(results)
+        positions.extend(nan_row * (count - attempted))
+        if attempted < count and first_failure < 0:
+            first_failure = attempted  # the core stopped without reporting a failure
+        response.statuses = bytes(statuses)
+        response.positions = array.array("d", positions)
+        response.manipulability = array.array("d", manipulability)
+        response.first_failure = first_failure
+        if first_failure < 0:
+            response.status = _IK.OK
+            response.message = f"all {count} targets solved ({singular} near a singularity)"
+            return
+        response.status = statuses[first_failure]
+        reason = results[first_failure].message if first_failure < attempted else "not attempted"
+        solved = sum(1 for r in results if r.ok)
+        response.message = (
+            f"{solved} of {count} targets solved; first failure at index {first_failure} "
+            f"({solve_ik_status_name(response.status)}): {reason}"
+        )
+        if attempted < count:
+            response.message += (
+                f"; stopped there, the {count - attempted} later targets were not attempted"
+            )
+
+    # --- compute_fk ----------------------------------------------------------------------------
+
+    def _on_compute_fk(self, request: ComputeFK.Request, response: ComputeFK.Response):
+        try:
+            self._compute_fk(request, response)
+        except RefusedRequestError as refusal:
+            self._refuse(response, refusal, "compute_fk")
+        except Exception:
+            response = self._internal_error(response, "compute_fk", status=_FK.INVALID_INPUT)
+        return response
+
+    def _compute_fk(self, request: ComputeFK.Request, response: ComputeFK.Response) -> None:
+        try:
+            joints = joint_positions(request.joints, self.joint_names)
+        except JointStateError as error:
+            raise RefusedRequestError(_FK_STATUS_OF_PROBLEM[error.problem], str(error)) from None
+        frames = self.arm.frames(joints)
+        stamp = self.get_clock().now().to_msg()
+        base, z = self.config.base_frame, self.config.plane_z
+        response.frames = frames_to_poses(frames, frame_id=base, z=z, stamp=stamp)
+        tip_x, tip_y, tip_heading = frames[-1]
+        response.tip = pose_stamped(tip_x, tip_y, tip_heading, frame_id=base, z=z, stamp=stamp)
+        response.within_limits = bool(self.arm.within_limits(joints))
+        response.manipulability = float(self.arm.manipulability(joints))
+        response.status = _FK.OK
+        response.message = (
+            f"tip '{self.config.tip_frame}' at ({tip_x:.4f}, {tip_y:.4f}) m, heading "
+            f"{math.degrees(tip_heading):.2f} deg in '{base}'; frames: "
+            f"{', '.join(self.frame_names())} (every pose expressed in '{base}')"
+        )
+        outside = [
+            f"{name} {math.degrees(q):.2f} deg outside [{math.degrees(lo):.1f}, "
+            f"{math.degrees(hi):.1f}]"
+            for name, q, (lo, hi) in zip(
+                self.joint_names, joints, self.config.joint_limits, strict=True
+            )
+            if not lo <= q <= hi
+        ]
+        if outside:
+            response.message += "; joint limits broken: " + ", ".join(outside)
+
+    def frame_names(self) -> list[str]:
+        """Names of the poses in ComputeFK.frames (PlanarArm.frames), base first.
+
+        The base frame; then `link_<k>_end` for k = 1..n-1: the end of link k, on joint k+1's
+        axis, turned as link k (before joint k+1 turns); then the tip frame.
+        """
+        inner = [f"link_{index}_end" for index in range(1, len(self.joint_names))]
+        return [self.config.base_frame, *inner, self.config.tip_frame]
+
+    # --- joint_states, markers, errors ---------------------------------------------------------
+
+    def _on_joint_states(self, msg: JointState) -> None:
+        try:
+            self._latest_joints = joint_positions(msg, self.joint_names, allow_unknown=True)
+        except JointStateError as error:
+            self.get_logger().warn(
+                f"ignoring joint_states message: {error}", throttle_duration_sec=_WARN_THROTTLE_S
+            )
+
+    def _publish_request_markers(self) -> None:
+        request = self._marker_request
+        if request is None or request is self._drawn_request:
+            return
+        self._drawn_request = request
+        try:
+            markers = request_markers(
+                request.target,
+                request.target_frame_id,
+                request.status_name,
+                self.arm.frames(request.solution) if request.solution else None,
+                self.arm.frames(request.alternative) if request.alternative else None,
+                frame_id=self.config.base_frame,
+                z=self.config.plane_z,
+                stamp=self.get_clock().now().to_msg(),
+            )
+            self._request_publisher.publish(markers)
+        except Exception as error:
+            self.get_logger().error(
+                f"cannot publish ik_markers: {error!r}", throttle_duration_sec=_WARN_THROTTLE_S
+            )
+
+    def _refuse(self, response, refusal: RefusedRequestError, service: str) -> None:
+        response.status = refusal.status
+        response.message = refusal.message
+        self.get_logger().warn(
+            f"malformed {service} request: {refusal.message} (similar warnings are throttled "
+            f"to one per {_WARN_THROTTLE_S:g} s)",
+            throttle_duration_sec=_WARN_THROTTLE_S,
+        )
+
+    def _internal_error(self, response, service: str, status: int = _IK.INVALID_INPUT):
+        """A fresh response (nothing half-filled) with `status` and the error; logged."""
+        error = sys.exc_info()[1]
+        response = type(response)()
+        response.status = status
+        response.message = f"the request could not be processed: {error!r}"
+        self.get_logger().error(
+            f"{service} failed unexpectedly:\n{traceback.format_exc()}",
+            throttle_duration_sec=_WARN_THROTTLE_S,
+        )
+
+
+def main() -> None:
+    sys.exit(run_node(IkNode))
+
+
+if __name__ == "__main__":
+    main()
