@@ -16,6 +16,7 @@ from typing import Any
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from rclpy.exceptions import ParameterException
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 
 from arm_kinematics.config import ArmConfig, ConfigError, load_parameters_file, parameter_spec
 
@@ -76,12 +77,18 @@ def declare_arm_parameters(node: Node) -> ArmConfig:
             )
             default = defaults.get(spec.name)
             if default is None:
-                value = node.declare_parameter(spec.name, descriptor=descriptor).value
+                # No packaged default (e.g. a 3R arm's wrist, absent from arm.yaml): declare by
+                # type so the params file's value is taken and a missing one is reported by
+                # ArmConfig. rclpy refuses a None default for a static type, and a type when
+                # typing is dynamic.
+                typed = None if descriptor.dynamic_typing else Parameter.Type(descriptor.type)
+                value = node.declare_parameter(spec.name, typed, descriptor).value
             else:
                 value = node.declare_parameter(
                     spec.name, _default(default, spec.type, spec.is_array), descriptor
                 ).value
-            values[spec.name] = list(value) if spec.is_array and value is not None else value
+            if value is not None:  # left out, ArmConfig reports the parameter as missing
+                values[spec.name] = list(value) if spec.is_array else value
         config = ArmConfig.from_parameters(values)
     except (ConfigError, ParameterException, TypeError, ValueError) as error:
         # ParameterException etc.: rclpy's own complaint about a file value of the wrong type.
