@@ -1,0 +1,387 @@
+"""Pure tests of the trajectory math: line paths, resampling into setpoints, JOINT moves.
+
+Every setpoint of a LINEAR move must be an IK solution of a point on the line, no joint may
+move more than its velocity limit times the period between two setpoints, and the last setpoint
+must be the goal. Numbers are checked against independent geometry (distance to the line,
+forward kinematics), not against the code's own intermediate values.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from arm_kinematics.config import ArmConfig
+from arm_kinematics.kinematics import Branch, IkStatus, PlanarArm, PlanStatus
+from arm_kinematics.kinematics.joint_plan import joint_move_duration, joint_setpoints
+from arm_kinematics.kinematics.streaming import (
+    LinePath,
+    ResampleError,
+    first_joint_jump,
+    resample_line,
+)
+
+PERIOD = 0.02
+LIMIT = math.radians(120.0)
+MAX_JUMP = math.radians(10.0)
+HALF_PI = math.pi / 2
+BIG_ARM = PlanarArm((1.0, 0.8), [(-HALF_PI, HALF_PI)] * 2)
+
+
+def distance_to_line(points: np.ndarray, a: tuple[float, float], b: tuple[float, float]):
+    """Distance of each (x, y) to the segment a-b's line, and the progress along it (0..1)."""
+    a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    direction = b_ - a_
+    length = float(np.linalg.norm(direction))
+    rel = np.asarray(points, dtype=float)[:, :2] - a_
+    cross = np.abs(rel[:, 0] * direction[1] - rel[:, 1] * direction[0]) / length
+    return cross, rel @ direction / length**2
+
+
+def solve_plan(arm: PlanarArm, path: LinePath, start_joints, count: int) -> np.ndarray:
+    """IK of the plan points as the IK node's solve_ik_batch does it (solve_chain)."""
+    points = path.points(count)
+    headings = points[:, 2] if path.use_heading else None
+    results = arm.solve_chain(points[:, 0], points[:, 1], headings, current=start_joints)
+    assert all(r.ok for r in results), [r.message for r in results if not r.ok][:1]
+    return np.array([r.joints for r in results])
+
+
+def line_setpoints(arm, start_joints, goal, *, speed=0.05, max_step=0.001, limits=None):
+    x0, y0, _ = arm.forward(start_joints)
+    path = LinePath((x0, y0), goal)
+    count = path.step_count(max_step)
+    plan = solve_plan(arm, path, start_joints, count)
+    setpoints = resample_line(
+        arm,
+        path,
+        start_joints,
+        plan,
+        speed=speed,
+        velocity_limits=limits or [LIMIT] * arm.n_joints,
+        period=PERIOD,
+        max_joint_step=MAX_JUMP,
+    )
+    return path, setpoints
+
+
+# --- LinePath ----------------------------------------------------------------------------------
+
+
+def test_line_points_are_evenly_spaced_at_most_max_step_apart_and_end_on_the_goal():
+    path = LinePath((0.1, 0.02), (0.03, 0.12))
+    assert path.length == pytest.approx(math.hypot(0.07, 0.10))
+    count = path.step_count(0.001)
+    assert count == math.ceil(path.length / 0.001) == 123
+    points = path.points(count)
+    assert points.shape == (123, 2)
+    steps = np.hypot(*np.diff(np.vstack(((0.1, 0.02), points)), axis=0).T)
+    assert steps.max() <= 0.001
+    assert steps.min() == pytest.approx(steps.max(), rel=1e-9)
+    assert tuple(points[-1]) == (0.03, 0.12)  # exactly the goal
+    for i in (0, 50, 122):  # points(count)[i] is at((i + 1) / count): seeds rely on it
+        assert points[i] == pytest.approx(path.at((i + 1) / count)[:2], abs=1e-15)
+
+
+def test_a_zero_length_line_is_one_step_onto_the_goal():
+    path = LinePath((0.1, 0.05), (0.1, 0.05))
+    assert path.step_count(0.001) == 1
+    assert path.points(1).tolist() == [[0.1, 0.05]]
+
+
+def test_heading_turns_the_short_way_and_counts_towards_the_step_count():
+    # From 170 deg to -170 deg is a 20 deg turn through 180, not 340 deg back.
+    path = LinePath((0.0, 0.0), (0.0, 0.0), math.radians(170), math.radians(-170))
+    assert path.heading_change == pytest.approx(math.radians(20))
+    # Turning in place: the wrist (0.05 m behind the tip) swings 0.05 * 20 deg = 17.5 mm.
+    assert path.step_count(0.001, heading_radius=0.05) == 18
+    points = path.points(18)
+    assert points[-1, 2] == pytest.approx(math.radians(-170))
+    assert np.degrees(points[8, 2]) == pytest.approx(180.0, abs=1e-9) or np.degrees(
+        points[8, 2]
+    ) == pytest.approx(-180.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.001, math.nan, math.inf])
+def test_step_count_refuses_a_bad_max_step(bad):
+    with pytest.raises(ValueError, match="max_step"):
+        LinePath((0.0, 0.0), (0.1, 0.0)).step_count(bad)
+
+
+# --- joint-jump check --------------------------------------------------------------------------
+
+
+def test_first_joint_jump_finds_a_branch_flip_and_treats_nan_as_one():
+    start = (0.0, 0.5)
+    rows = np.array([[0.0, 0.55], [0.01, 0.6], [0.3, -0.6], [0.31, -0.62]])
+    index, _ = first_joint_jump(BIG_ARM, start, rows, MAX_JUMP)
+    assert index == 2
+    index, _ = first_joint_jump(BIG_ARM, start, rows[:2], MAX_JUMP)
+    assert index is None
+    rows[1, 0] = math.nan
+    assert first_joint_jump(BIG_ARM, start, rows, MAX_JUMP)[0] == 1
+    # The first row is compared with the start pose.
+    assert first_joint_jump(BIG_ARM, (1.0, 0.5), rows, MAX_JUMP)[0] == 0
+
+
+def test_first_joint_jump_does_not_count_a_continuous_joint_crossing_pi():
+    free = PlanarArm((1.0, 0.8))  # no limits: continuous joints wrapped to (-pi, pi]
+    rows = np.array([[math.pi - 0.01, 0.5], [-math.pi + 0.01, 0.5]])
+    index, unwrapped = first_joint_jump(free, (math.pi - 0.02, 0.5), rows, MAX_JUMP)
+    assert index is None
+    assert unwrapped[1, 0] == pytest.approx(math.pi + 0.01)
+
+
+# --- resampling a LINEAR move --------------------------------------------------------------------
+
+
+def test_setpoints_lie_on_the_line_end_on_the_goal_and_respect_speed_and_joint_limits():
+    start_joints = (0.0, math.pi / 4)
+    x0, y0, _ = BIG_ARM.forward(start_joints)
+    goal = (x0 - 0.8, y0 + 0.6)  # a 1 m line well inside the ring
+    _, setpoints = line_setpoints(BIG_ARM, start_joints, goal, speed=0.05)
+    off, progress = distance_to_line(setpoints.tips, (x0, y0), goal)
+    assert off.max() < 1e-9
+    assert np.all(np.diff(progress) > 0)  # always forward
+    assert setpoints.tips[-1, :2] == pytest.approx(goal, abs=1e-9)
+    steps = np.abs(np.diff(np.vstack((start_joints, setpoints.joints)), axis=0))
+    assert steps.max() <= LIMIT * PERIOD * (1 + 1e-12)
+    # 0.05 m/s is slow for this arm: no joint limits it, so the tool moves 1 mm per period.
+    travel = np.hypot(*np.diff(np.vstack(((x0, y0), setpoints.tips[:, :2])), axis=0).T)
+    assert travel == pytest.approx(0.05 * PERIOD, rel=1e-9)
+    assert len(setpoints) == 1000
+    assert setpoints.duration == pytest.approx(20.0)
+
+
+def test_joint_velocity_limits_slow_the_tool_and_are_never_exceeded():
+    start_joints = (0.0, math.pi / 4)
+    x0, y0, _ = BIG_ARM.forward(start_joints)
+    goal = (x0 - 0.8, y0 + 0.6)
+    speed = 2.0  # 40 mm per period: far more than 120 deg/s of joint speed allows here
+    _, setpoints = line_setpoints(BIG_ARM, start_joints, goal, speed=speed)
+    joints = np.vstack((start_joints, setpoints.joints))
+    ratio = (np.abs(np.diff(joints, axis=0)) / (LIMIT * PERIOD)).max(axis=1)
+    assert ratio.max() <= 1.0 + 1e-12
+    assert ratio.max() > 0.99  # the binding joint runs at (almost) its limit
+    travel = np.hypot(*np.diff(np.vstack(((x0, y0), setpoints.tips[:, :2])), axis=0).T)
+    assert travel.max() <= speed * PERIOD * (1 + 1e-12)
+    assert setpoints.duration > 1.0 / speed  # slower than the requested speed
+    off, _ = distance_to_line(setpoints.tips, (x0, y0), goal)
+    assert off.max() < 1e-9
+    assert setpoints.tips[-1, :2] == pytest.approx(goal, abs=1e-9)
+
+
+def test_the_tool_slows_down_near_a_singularity_and_keeps_full_speed_elsewhere():
+    # A line running out to 0.5 mm short of full stretch (r = 1.7995 of 1.8): near the end the
+    # elbow must swing fast (dq2/dr grows like 1/sin(q2), ~50 rad/m there), so the tool slows
+    # below its 0.2 m/s; at the start (r = 1.5, dq2/dr ~ 2 rad/m) it runs at the requested speed.
+    arm = PlanarArm((1.0, 0.8), [(-math.pi, math.pi)] * 2, singularity_margin=0.0)
+    start, goal, speed = (1.5, 0.0), (1.7995, 0.0), 0.2
+    start_joints = arm.solve(*start, branch=Branch.ELBOW_DOWN).joints
+    _, setpoints = line_setpoints(arm, start_joints, goal, speed=speed)
+    travel = np.hypot(*np.diff(np.vstack((start, setpoints.tips[:, :2])), axis=0).T)
+    assert travel[:10] == pytest.approx(speed * PERIOD, rel=1e-9)
+    assert travel[-3:].max() < 0.6 * speed * PERIOD
+    assert setpoints.duration > (goal[0] - start[0]) / speed + PERIOD
+    steps = np.abs(np.diff(np.vstack((start_joints, setpoints.joints)), axis=0))
+    assert steps.max() <= LIMIT * PERIOD * (1 + 1e-12)
+    assert steps.max() > 0.95 * LIMIT * PERIOD  # the elbow runs (almost) at its limit
+    assert np.abs(setpoints.tips[:, 1]).max() < 1e-9  # on the line y = 0
+    assert setpoints.tips[-1, :2] == pytest.approx(goal, abs=1e-9)
+
+
+def test_three_joint_arm_follows_the_line_and_turns_the_heading_with_it():
+    arm = ArmConfig.from_file(_config_path("arm_3r.yaml")).make_arm()
+    assert arm.n_joints == 3
+    start_joints = (0.2, 0.6, 0.3)
+    x0, y0, h0 = arm.forward(start_joints)
+    goal = (x0 - 0.03, y0 - 0.02)
+    goal_heading = h0 - math.radians(20)
+    path = LinePath((x0, y0), goal, h0, goal_heading)
+    count = path.step_count(0.001, heading_radius=arm.link_lengths[-1])
+    plan = solve_plan(arm, path, start_joints, count)
+    setpoints = resample_line(
+        arm,
+        path,
+        start_joints,
+        plan,
+        speed=0.02,
+        velocity_limits=[LIMIT] * 3,
+        period=PERIOD,
+        max_joint_step=MAX_JUMP,
+    )
+    off, progress = distance_to_line(setpoints.tips, (x0, y0), goal)
+    assert off.max() < 1e-9
+    # The heading turns in proportion to the distance travelled.
+    expected_heading = h0 + progress * (goal_heading - h0)
+    assert setpoints.tips[:, 2] == pytest.approx(expected_heading, abs=1e-9)
+    assert setpoints.tips[-1] == pytest.approx((*goal, goal_heading), abs=1e-9)
+
+
+def test_a_coarse_plan_that_skips_the_hole_fails_where_a_setpoint_falls_into_it():
+    # Two plan points on either side of the inner hole (r < 0.2): both reachable, the line
+    # between them is not. The resampling must refuse, naming the segment and the status.
+    arm = PlanarArm((1.0, 0.8))
+    start_joints = arm.solve(0.5, 0.1, branch=Branch.ELBOW_DOWN).joints
+    path = LinePath((0.5, 0.1), (-0.5, 0.1))
+    plan = solve_plan(arm, path, start_joints, 1)  # only the goal: the plan cannot see the hole
+    with pytest.raises(ResampleError) as raised:
+        resample_line(
+            arm,
+            path,
+            start_joints,
+            plan,
+            speed=0.05,
+            velocity_limits=[LIMIT, LIMIT],
+            period=PERIOD,
+            max_joint_step=math.pi,
+        )
+    assert raised.value.status == IkStatus.TOO_CLOSE
+    assert raised.value.step == 0  # between the start and plan point 0
+    x, y = raised.value.point
+    assert math.hypot(x, y) < 0.2
+
+
+def test_a_plan_that_flips_branch_between_points_is_refused_as_a_joint_jump():
+    start_joints = (0.0, math.pi / 4)
+    x0, y0, _ = BIG_ARM.forward(start_joints)
+    path = LinePath((x0, y0), (x0 - 0.2, y0))
+    plan = solve_plan(BIG_ARM, path, start_joints, 4)
+    mirrored = BIG_ARM.solve(*path.points(4)[2], branch=Branch.ELBOW_UP)
+    assert mirrored.ok
+    plan[2] = mirrored.joints  # the other elbow at point 2: seeds between 1 and 2 are mixed
+    with pytest.raises(ResampleError) as raised:
+        resample_line(
+            BIG_ARM,
+            path,
+            start_joints,
+            plan,
+            speed=0.05,
+            velocity_limits=[LIMIT, LIMIT],
+            period=PERIOD,
+            max_joint_step=MAX_JUMP,
+        )
+    assert raised.value.status == PlanStatus.JOINT_JUMP
+    assert raised.value.step == 2  # on the way from plan point 1 to the flipped point 2
+
+
+@pytest.mark.parametrize(
+    ("speed", "period", "message"),
+    [(0.0, PERIOD, "speed"), (-1.0, PERIOD, "speed"), (0.05, 0.0, "period")],
+)
+def test_resample_refuses_bad_arguments(speed, period, message):
+    path = LinePath((1.5, 0.5), (1.4, 0.5))
+    with pytest.raises(ValueError, match=message):
+        resample_line(
+            BIG_ARM,
+            path,
+            (0.0, 0.5),
+            np.zeros((1, 2)),
+            speed=speed,
+            velocity_limits=[LIMIT, LIMIT],
+            period=period,
+            max_joint_step=MAX_JUMP,
+        )
+
+
+_DEFAULT_ARM = ArmConfig.from_file()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    start=st.tuples(st.floats(-1.4, 1.4), st.floats(-1.4, 1.4)),
+    goal=st.tuples(st.floats(-1.4, 1.4), st.floats(-1.4, 1.4)),
+    speed=st.floats(0.01, 0.5),
+)
+def test_every_feasible_line_of_the_default_arm_streams_on_the_line_within_limits(
+    start, goal, speed
+):
+    config = _DEFAULT_ARM
+    arm = config.make_arm()
+    x1, y1, _ = arm.forward(goal)
+    x0, y0, _ = arm.forward(start)
+    path = LinePath((x0, y0), (x1, y1))
+    assume(path.length > 1e-4)
+    count = path.step_count(0.001)
+    points = path.points(count)
+    results = arm.solve_chain(points[:, 0], points[:, 1], current=start, stop_on_failure=True)
+    assume(all(r.ok for r in results) and len(results) == count)
+    plan = np.array([r.joints for r in results])
+    assume(first_joint_jump(arm, start, plan, config.trajectory.max_joint_step)[0] is None)
+    setpoints = resample_line(
+        arm,
+        path,
+        start,
+        plan,
+        speed=speed,
+        velocity_limits=config.max_velocities,
+        period=PERIOD,
+        max_joint_step=config.trajectory.max_joint_step,
+    )
+    off, progress = distance_to_line(setpoints.tips, (x0, y0), (x1, y1))
+    assert off.max() < 1e-9
+    assert np.all(np.diff(progress) > 0)
+    assert setpoints.tips[-1, :2] == pytest.approx((x1, y1), abs=1e-9)
+    steps = np.abs(np.diff(np.vstack((start, setpoints.joints)), axis=0))
+    assert np.all(steps <= np.asarray(config.max_velocities) * PERIOD * (1 + 1e-12))
+    assert all(arm.within_limits(q) for q in setpoints.joints)
+
+
+# --- JOINT moves -------------------------------------------------------------------------------
+
+
+def test_joint_move_reaches_the_goal_in_step_with_every_joint_within_its_share_of_the_limit():
+    start, goal = (0.0, math.pi / 4), (0.8, -0.3)
+    limits = (LIMIT, LIMIT / 2)
+    duration = joint_move_duration(start, goal, limits, 0.5)
+    # Joint 2 moves 1.085 rad at 60 deg/s * 0.5: it sets the pace.
+    assert duration == pytest.approx(abs(-0.3 - math.pi / 4) / (0.5 * LIMIT / 2))
+    setpoints = joint_setpoints(
+        BIG_ARM, start, goal, velocity_limits=limits, speed_fraction=0.5, period=PERIOD
+    )
+    assert len(setpoints) == math.ceil(duration / PERIOD)
+    assert tuple(setpoints.joints[-1]) == goal
+    steps = np.abs(np.diff(np.vstack((start, setpoints.joints)), axis=0))
+    assert np.all(steps <= 0.5 * np.asarray(limits) * PERIOD * (1 + 1e-12))
+    # The joints move together: every setpoint is the same fraction of the way for both.
+    fractions = (setpoints.joints - start) / (np.asarray(goal) - start)
+    assert fractions[:, 0] == pytest.approx(fractions[:, 1], abs=1e-12)
+
+
+def test_joint_move_tool_path_leaves_the_straight_line():
+    start, goal = (0.0, math.pi / 4), (0.8, -0.3)
+    setpoints = joint_setpoints(
+        BIG_ARM, start, goal, velocity_limits=(LIMIT, LIMIT), speed_fraction=1.0, period=PERIOD
+    )
+    a, b = BIG_ARM.forward(start)[:2], BIG_ARM.forward(goal)[:2]
+    off, _ = distance_to_line(setpoints.tips, a, b)
+    assert off.max() > 0.05  # 5 cm off the chord: a curve, not a line
+    assert setpoints.tips[-1, :2] == pytest.approx(b, abs=1e-12)
+
+
+def test_joint_move_of_zero_length_is_the_goal_once():
+    setpoints = joint_setpoints(
+        BIG_ARM,
+        (0.1, 0.2),
+        (0.1, 0.2),
+        velocity_limits=(LIMIT, LIMIT),
+        speed_fraction=1.0,
+        period=PERIOD,
+    )
+    assert setpoints.joints.tolist() == [[0.1, 0.2]]
+
+
+@pytest.mark.parametrize("fraction", [0.0, 1.5, math.nan])
+def test_joint_move_refuses_a_speed_fraction_outside_0_1(fraction):
+    with pytest.raises(ValueError, match="speed_fraction"):
+        joint_move_duration((0.0, 0.0), (0.1, 0.1), (LIMIT, LIMIT), fraction)
+
+
+def _config_path(name: str):
+    from ros_helpers import PACKAGE_DIR
+
+    return PACKAGE_DIR / "config" / name
