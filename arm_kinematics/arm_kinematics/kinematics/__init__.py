@@ -4,12 +4,12 @@ Radians, metres, relative joint angles (link i's absolute angle is the sum of jo
 """
 
 from .angles import TAU, angle_difference, wrap_angle
-from .arm import HEADING_TOLERANCE, LIMIT_TOLERANCE, PlanarArm
+from .arm import HEADING_MATCH_TOLERANCE, LIMIT_TOLERANCE, PlanarArm
 from .planning import LinePlan, line_points, plan_line, step_times
 from .types import Branch, IkResult, IkStatus, PlanStatus
 
 __all__ = [
-    "HEADING_TOLERANCE",
+    "HEADING_MATCH_TOLERANCE",
     "LIMIT_TOLERANCE",
     "TAU",
     "Branch",

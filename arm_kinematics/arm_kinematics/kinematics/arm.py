@@ -18,7 +18,9 @@ IK rules, in order of precedence of the statuses:
    for targets inside the ring.
 3. ORIENTATION_UNREACHABLE: the position is reachable but not with the requested heading: for
    3R the wrist point `target - L3 (cos h, sin h)` lies outside the 2R ring of links 1-2; a 2R
-   arm meets a requested heading only when one of its two solutions has that heading (1e-9 rad).
+   arm meets a requested heading h only when one of its two solutions has it: when the elbow
+   point `target - L2 (cos h, sin h)` lies L1 from the base (to HEADING_MATCH_TOLERANCE m, which
+   is about 1e-10 / L2 rad of heading away from full stretch).
 4. JOINT_LIMIT: geometrically reachable, but every candidate (or the explicitly requested elbow)
    breaks a joint limit. Never hidden by the SINGULAR flag.
 5. SINGULAR: solved, but |sin(joint 2)| (of the 2R part / the wrist solve) is below
@@ -66,9 +68,13 @@ _MARGIN = Branch.MAX_LIMIT_MARGIN
 _BRANCH_BY_VALUE = {int(b): b for b in Branch}
 
 LIMIT_TOLERANCE = 1e-12
+MIN_LINK_LENGTH = 1e-9
+MAX_LINK_LENGTH = 1e9
 """rad: a computed angle this close outside a joint limit is rounding and is snapped onto it."""
-HEADING_TOLERANCE = 1e-9
-"""rad: a 2R solution meets a requested heading when it differs by at most this."""
+HEADING_MATCH_TOLERANCE = 1e-10
+"""m: a 2R arm meets a requested heading h at (x, y) when the elbow point (x, y) - L2 (cos h,
+sin h) lies this close to L1 from the base (plus the part of the target outside the ring)."""
+_NEAR_COINCIDENT = 1e-7  # |sin(joint 2)| below which the heading cannot tell the elbows apart
 
 _UNLIMITED, _NARROW, _WIDE = 0, 1, 2
 _BRANCH_WORDS = ("", "elbow up", "elbow down", "")
@@ -107,7 +113,8 @@ class PlanarArm:
     """A planar serial arm of n >= 2 revolute joints, one link after each joint.
 
     Args:
-        link_lengths: link lengths L1..Ln, metres, each finite and > 0.
+        link_lengths: link lengths L1..Ln, metres, each finite and > 0 (and within
+            [MIN_LINK_LENGTH, MAX_LINK_LENGTH] = [1e-9, 1e9] m).
         joint_limits: None (every joint continuous) or one `(min, max)` pair per joint, radians
             (a pair may be None or use +-inf for an unbounded side).
         singularity_margin: IK flags SINGULAR when |sin(joint 2)| of the (wrist) 2R solve is
@@ -187,6 +194,12 @@ class PlanarArm:
             length = _as_number(value)
             if length is None or not _isfinite(length) or length <= 0.0:
                 raise ValueError(f"link length {index + 1} = {value!r} must be finite and > 0")
+            if not MIN_LINK_LENGTH <= length <= MAX_LINK_LENGTH:
+                # Keeps every product of the closed forms clear of overflow and underflow.
+                raise ValueError(
+                    f"link length {index + 1} = {value!r} m is outside the supported range "
+                    f"[{MIN_LINK_LENGTH:g}, {MAX_LINK_LENGTH:g}] m"
+                )
             lengths.append(length)
         return tuple(lengths)
 
@@ -562,19 +575,28 @@ class PlanarArm:
         up, down, s2 = candidates
         coincident = s2 == 0.0
 
-        # 2. The heading, for 2R.
+        # 2. The heading, for 2R. The elbow follows from the heading (well conditioned even at
+        # full stretch, where a heading computed from the position is only good to 1e-8 rad).
         if heading is not None and self.n_joints == 2:
-            up_meets = abs(wrap_angle(up[0] + up[1] - heading)) <= HEADING_TOLERANCE
-            down_meets = abs(wrap_angle(down[0] + down[1] - heading)) <= HEADING_TOLERANCE
+            elbow_x = x - self._l2 * _cos(heading)
+            elbow_y = y - self._l2 * _sin(heading)
+            outside = max(0.0, r - self._ring_max, self._ring_min - r)
+            meets = abs(_hypot(elbow_x, elbow_y) - self._l1) <= HEADING_MATCH_TOLERANCE + outside
+            if meets:
+                theta1 = _atan2(elbow_y, elbow_x)
+                matched = (theta1, wrap_angle(heading - theta1))
+                if s2 < _NEAR_COINCIDENT:
+                    up = down = matched
+                    coincident = True
+                elif matched[1] < 0.0:
+                    up, down = matched, None
+                else:
+                    up, down = None, matched
             failure = self._heading_failure_2r(
-                x, y, heading, branch, up, down, up_meets, down_meets
+                x, y, heading, branch, candidates[0], candidates[1], meets, up, down
             )
             if failure is not None:
                 return failure
-            if not up_meets:
-                up = None
-            if not down_meets:
-                down = None
             only_reason = " (the only branch with that heading)"
         else:
             only_reason = " (the only branch within limits)"
@@ -648,14 +670,15 @@ class PlanarArm:
         y: float,
         heading: float,
         branch: Branch,
-        up: tuple[float, ...],
-        down: tuple[float, ...],
-        up_meets: bool,
-        down_meets: bool,
+        raw_up: tuple[float, ...],
+        raw_down: tuple[float, ...],
+        meets: bool,
+        up: tuple[float, ...] | None,
+        down: tuple[float, ...] | None,
     ) -> IkResult | None:
-        up_heading = wrap_angle(up[0] + up[1])
-        down_heading = wrap_angle(down[0] + down[1])
-        if not (up_meets or down_meets):
+        up_heading = wrap_angle(raw_up[0] + raw_up[1])
+        down_heading = wrap_angle(raw_down[0] + raw_down[1])
+        if not meets:
             return make_result(
                 _ORIENTATION,
                 None,
@@ -663,14 +686,14 @@ class PlanarArm:
                 f"heading {_deg(up_heading)} (elbow up) or {_deg(down_heading)} (elbow down), "
                 f"not the requested {_deg(heading)}",
             )
-        if branch is _UP and not up_meets:
+        if branch is _UP and up is None:
             return make_result(
                 _ORIENTATION,
                 None,
                 f"ORIENTATION_UNREACHABLE: elbow up reaches ({x:.6g}, {y:.6g}) with heading "
                 f"{_deg(up_heading)}, not {_deg(heading)}; elbow down has the requested heading",
             )
-        if branch is _DOWN and not down_meets:
+        if branch is _DOWN and down is None:
             return make_result(
                 _ORIENTATION,
                 None,
@@ -739,27 +762,28 @@ class PlanarArm:
         """Headings (rad, increasing pairs, possibly beyond (-pi, pi]) with the wrist on the ring.
 
         |wrist|^2 = r^2 + L3^2 - 2 r L3 cos(h - phi) must lie in [inner^2, outer^2] of links
-        1-2 (widened by edge_tolerance), which bounds cos(h - phi) from both sides.
+        1-2, which bounds cos(h - phi) from both sides. A tip on the edge of its own ring (up to
+        rounding or edge_tolerance) gets the single heading that brings the wrist nearest to
+        the 2R ring (h = phi or phi + pi), when that is within edge_tolerance.
         """
         r = _hypot(x, y)
         l3 = self._l3
         phi = _atan2(y, x)
-        for widen in (0.0, self.edge_tolerance):
-            # The exact ring first (its ends put the wrist on the edge up to rounding, which
-            # the edge tolerance absorbs); widened only for a tip just outside the tip ring.
-            inner = max(0.0, self._ring_min - widen)
-            outer = self._ring_max + widen
-            if r * l3 == 0.0 or r < 1e-12 * self.reach:
-                # The wrist stays L3 from the base whatever the heading.
-                if inner <= l3 <= outer:
-                    return [(phi - _PI, phi + _PI)]
-                continue
-            cos_max = (r * r + l3 * l3 - inner * inner) / (2.0 * r * l3)
-            cos_min = (r * r + l3 * l3 - outer * outer) / (2.0 * r * l3)
-            if not (cos_max < -1.0 or cos_min > 1.0 or cos_min > cos_max):
-                break
-        else:
+        inner, outer = self._ring_min, self._ring_max
+        tolerance = self.edge_tolerance
+        if r < 1e-12 * self.reach:
+            # The wrist stays L3 from the base whatever the heading.
+            if inner - tolerance <= l3 <= outer + tolerance:
+                return [(phi - _PI, phi + _PI)]
             return []
+        cos_max = (r * r + l3 * l3 - inner * inner) / (2.0 * r * l3)
+        cos_min = (r * r + l3 * l3 - outer * outer) / (2.0 * r * l3)
+        if cos_max < -1.0:  # the wrist cannot get out to the inner edge: best h = phi + pi
+            wrist = r + l3
+            return [(phi + _PI, phi + _PI)] if inner - wrist <= tolerance else []
+        if cos_min > 1.0:  # the wrist cannot get in to the outer edge: best h = phi
+            wrist = abs(r - l3)
+            return [(phi, phi)] if wrist - outer <= tolerance else []
         delta_lo = math.acos(min(1.0, cos_max))
         delta_hi = math.acos(max(-1.0, cos_min))
         if delta_lo == 0.0:
