@@ -1,0 +1,155 @@
+"""The whole arm in one process, for machines without `ros2 launch`.
+
+    bringup                                   # config/arm.yaml, its backend, no namespace
+    bringup --config arm_3r.yaml --hardware sim --namespace left_arm
+    bringup --namespace left_arm --ros-args --log-level debug
+
+Composes the hardware, IK and trajectory nodes and a small node that latches the arm's URDF on
+`robot_description`, all on one multi-threaded executor (nodes/runner.py). Every node reads the
+same params file (`--params-file`), the backend option overrides `hardware.backend` for all of
+them, and the namespace is applied as the `__ns` remapping, so all names stay relative and two
+bringups in two namespaces do not see each other. Ctrl-C or SIGTERM shuts down cleanly: each
+node's close() runs (the trajectory node cancels its goal before the hardware node releases or
+holds the servos, per `hardware.on_shutdown`) and the process exits 0.
+
+A ROS machine on the same network shows the arm in RViz by running its own
+robot_state_publisher (or RViz's RobotModel display) on this namespace's robot_description.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.exceptions import InvalidNamespaceException
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.validate_namespace import validate_namespace
+from std_msgs.msg import String
+
+from arm_kinematics.config import BACKENDS, ArmConfig, ConfigError, default_config_path
+from arm_kinematics.description import robot_description
+from arm_kinematics.nodes.runner import run_nodes
+
+EXIT_BAD_ARGUMENTS = 2
+
+
+class RobotDescriptionPublisher(Node):
+    """Latches the URDF on `robot_description` (std_msgs/String, transient local), as
+    robot_state_publisher does, and offers it as the read-only parameter of the same name."""
+
+    def __init__(self, urdf: str, **kwargs) -> None:
+        super().__init__("robot_description_publisher", **kwargs)
+        self.declare_parameter(
+            "robot_description",
+            urdf,
+            ParameterDescriptor(description="the arm's URDF (XML)", read_only=True),
+        )
+        latched = QoSProfile(
+            depth=1,
+            reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL,
+        )
+        self._publisher = self.create_publisher(String, "robot_description", latched)
+        self._publisher.publish(String(data=urdf))
+        self.get_logger().info(
+            f"latched the URDF ({len(urdf)} characters) on {self._publisher.topic_name}"
+        )
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bringup",
+        description="Start the arm's IK, trajectory and hardware nodes in one process, and "
+        "latch its URDF on robot_description. Extra ROS arguments may follow --ros-args.",
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help="params file of the arm (default: the package's config/arm.yaml)",
+    )
+    parser.add_argument(
+        "--hardware",
+        choices=BACKENDS,
+        default=None,
+        help="servo backend; overrides the file's hardware.backend (default: the file's)",
+    )
+    parser.add_argument(
+        "--namespace",
+        default="",
+        help="namespace of every node, topic, service and action of this arm (default: none)",
+    )
+    return parser
+
+
+def absolute_namespace(namespace: str) -> str:
+    """'left_arm' or '/left_arm/' -> '/left_arm'; '' or '/' -> '/'. Raises ValueError."""
+    stripped = namespace.strip().rstrip("/")
+    absolute = "/" + stripped.lstrip("/")
+    try:
+        validate_namespace(absolute)
+    except InvalidNamespaceException as error:
+        raise ValueError(f"invalid namespace {namespace!r}: {error}") from None
+    return absolute
+
+
+def ros_arguments(config: Path, hardware: str | None, namespace: str) -> list[str]:
+    """The `--ros-args` block that gives every node of the process the arm's settings."""
+    arguments = ["--ros-args", "--params-file", str(config)]
+    if hardware is not None:
+        arguments += ["-p", f"hardware.backend:={hardware}"]
+    if namespace != "/":
+        arguments += ["-r", f"__ns:={namespace}"]
+    return arguments
+
+
+def node_factories(urdf: str) -> list[Callable[[], Node]]:
+    """The nodes, in start order; the runner closes them in reverse order."""
+    # Imported here so that `bringup --help` and argument errors do not load the nodes.
+    from arm_kinematics.nodes.hardware_node import HardwareNode
+    from arm_kinematics.nodes.ik_node import IkNode
+    from arm_kinematics.nodes.trajectory_node import TrajectoryNode
+
+    # Hardware first (joint_states flow before anything plans), trajectory last among the arm
+    # nodes so that on shutdown its goal is canceled before the servos are released.
+    return [
+        HardwareNode,
+        IkNode,
+        TrajectoryNode,
+        lambda: RobotDescriptionPublisher(urdf),
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    import rclpy.utilities
+
+    argv = list(sys.argv if argv is None else argv)
+    # Options are read from the arguments outside --ros-args blocks; those blocks go to rclpy.
+    options = _parser().parse_args(rclpy.utilities.remove_ros_args(argv)[1:])
+    config_path = (options.config or default_config_path()).expanduser().resolve()
+    try:
+        namespace = absolute_namespace(options.namespace)
+        config = ArmConfig.from_file(config_path)
+        urdf = robot_description(config_path)
+    except (ValueError, ConfigError) as error:  # ConfigError is a ValueError too
+        print(f"bringup: {error}", file=sys.stderr)
+        sys.exit(EXIT_BAD_ARGUMENTS)
+    backend = options.hardware or config.hardware.backend
+    print(
+        f"bringup: {len(config.joints)}-joint arm from {config_path}, backend {backend}, "
+        f"namespace {namespace}",
+        file=sys.stderr,
+        flush=True,
+    )
+    # Ours first, the user's own --ros-args blocks after them (they win on a conflict).
+    rcl_arguments = [argv[0], *ros_arguments(config_path, options.hardware, namespace), "--"]
+    rcl_arguments += argv[1:]
+    sys.exit(run_nodes(node_factories(urdf), args=rcl_arguments))
+
+
+if __name__ == "__main__":
+    main()

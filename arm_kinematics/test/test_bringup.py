@@ -1,0 +1,295 @@
+"""The one-process bringup: its options, its robot_description, and two arms in two namespaces.
+
+The two-arm test starts two real `bringup` processes (the 2R arm in /arm_a, the 3R example in
+/arm_b) in this test run's ROS domain and talks to them through rclpy, as `ros2 service call`
+and `ros2 topic echo` would.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import threading
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from ament_index_python.packages import get_package_prefix
+from geometry_msgs.msg import PointStamped
+from rclpy.action import ActionClient
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from ros_helpers import PACKAGE_DIR, ros_graph, start_node_process, stop_process, wait_for
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+
+from arm_kinematics.config import ArmConfig
+from arm_kinematics.description import robot_description
+from arm_kinematics.nodes.bringup import (
+    RobotDescriptionPublisher,
+    absolute_namespace,
+    ros_arguments,
+)
+
+CONFIG_2R = PACKAGE_DIR / "config" / "arm.yaml"
+CONFIG_3R = PACKAGE_DIR / "config" / "arm_3r.yaml"
+LATCHED = QoSProfile(
+    depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL
+)
+
+
+def bringup_executable() -> str:
+    return str(Path(get_package_prefix("arm_kinematics")) / "lib" / "arm_kinematics" / "bringup")
+
+
+def run_bringup(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
+    """Run a bringup that is expected to stop by itself (bad options)."""
+    return subprocess.run(
+        [bringup_executable(), *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+# --- options ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("", "/"),
+        ("/", "/"),
+        ("arm_a", "/arm_a"),
+        ("/arm_a/", "/arm_a"),
+        ("lab/arm_b", "/lab/arm_b"),
+    ],
+)
+def test_namespace_is_made_absolute(given: str, expected: str) -> None:
+    assert absolute_namespace(given) == expected
+
+
+@pytest.mark.parametrize("bad", ["left arm", "1arm", "arm//b", "arm-b"])
+def test_invalid_namespace_is_refused(bad: str) -> None:
+    with pytest.raises(ValueError, match="invalid namespace"):
+        absolute_namespace(bad)
+
+
+def test_ros_arguments_give_every_node_the_file_backend_and_namespace() -> None:
+    assert ros_arguments(Path("/c/arm.yaml"), "servokit", "/arm_a") == [
+        "--ros-args",
+        "--params-file",
+        "/c/arm.yaml",
+        "-p",
+        "hardware.backend:=servokit",
+        "-r",
+        "__ns:=/arm_a",
+    ]
+    # No backend option: the file's hardware.backend stands; no namespace: no remapping.
+    assert ros_arguments(Path("/c/arm.yaml"), None, "/") == [
+        "--ros-args",
+        "--params-file",
+        "/c/arm.yaml",
+    ]
+
+
+def test_bad_options_exit_2_with_one_clear_line(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.yaml"
+    result = run_bringup("--config", str(missing))
+    assert result.returncode == 2
+    assert str(missing) in result.stderr
+    assert "cannot be read" in result.stderr
+    assert "Traceback" not in result.stderr
+
+    result = run_bringup("--namespace", "left arm")
+    assert result.returncode == 2
+    assert "invalid namespace 'left arm'" in result.stderr
+
+    result = run_bringup("--hardware", "gpio")
+    assert result.returncode == 2
+    assert "invalid choice: 'gpio'" in result.stderr
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        CONFIG_2R.read_text().replace("link_lengths_m: [0.100, 0.080]", "link_lengths_m: [0.1]")
+    )
+    result = run_bringup("--config", str(bad))
+    assert result.returncode == 2
+    assert "link_lengths_m" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# --- robot_description --------------------------------------------------------------------------
+
+
+def test_robot_description_is_latched_for_late_subscribers_in_the_namespace() -> None:
+    urdf = robot_description(CONFIG_3R)
+    with ros_graph() as graph:
+        publisher = graph.add(
+            RobotDescriptionPublisher(urdf, context=graph.context, namespace="arm_x")
+        )
+        assert publisher.get_parameter("robot_description").value == urdf
+        # Subscribed only after the one and only publish: transient local still delivers it.
+        received: list[str] = []
+        listener = graph.node("listener")
+        listener.create_subscription(
+            String, "/arm_x/robot_description", lambda m: received.append(m.data), LATCHED
+        )
+        wait_for(lambda: received, what="the latched robot_description")
+        assert received == [urdf]
+
+
+# --- two arms in one graph ----------------------------------------------------------------------
+
+
+class JointStateLog:
+    """Every joint_states message of one namespace: the names it carried and its positions."""
+
+    def __init__(self) -> None:
+        self.names: set[tuple[str, ...]] = set()
+        self.positions: list[tuple[float, ...]] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, message: JointState) -> None:
+        with self._lock:
+            self.names.add(tuple(message.name))
+            self.positions.append(tuple(message.position))
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self.positions)
+
+    def last(self) -> tuple[float, ...]:
+        with self._lock:
+            return self.positions[-1]
+
+    def since(self, index: int) -> list[tuple[float, ...]]:
+        with self._lock:
+            return self.positions[index:]
+
+
+def _near(positions: Sequence[float], target: Sequence[float], tolerance: float) -> bool:
+    return len(positions) == len(target) and all(
+        abs(p - t) <= tolerance for p, t in zip(positions, target, strict=True)
+    )
+
+
+@pytest.mark.ros
+def test_two_bringups_in_two_namespaces_do_not_cross_talk() -> None:
+    from arm_kinematics_interfaces.action import MoveArm
+    from arm_kinematics_interfaces.srv import ComputeFK
+
+    arms = {"arm_a": ArmConfig.from_file(CONFIG_2R), "arm_b": ArmConfig.from_file(CONFIG_3R)}
+    executable = bringup_executable()
+    processes = {
+        # The 2R arm with the file's backend, the 3R example with the backend given.
+        "arm_a": start_node_process(executable, "--namespace", "arm_a", "--config", str(CONFIG_2R)),
+        "arm_b": start_node_process(
+            executable, "--namespace", "/arm_b", "--config", str(CONFIG_3R), "--hardware", "sim"
+        ),
+    }
+    try:
+        with ros_graph() as graph:
+            probe = graph.node("two_arm_probe")
+            logs = {ns: JointStateLog() for ns in arms}
+            descriptions: dict[str, list[str]] = {ns: [] for ns in arms}
+            for ns in arms:
+                probe.create_subscription(JointState, f"/{ns}/joint_states", logs[ns], 50)
+                probe.create_subscription(
+                    String,
+                    f"/{ns}/robot_description",
+                    lambda m, ns=ns: descriptions[ns].append(m.data),
+                    LATCHED,
+                )
+
+            for ns, config in arms.items():
+                # Each arm's service answers for that arm's own geometry.
+                client = probe.create_client(ComputeFK, f"/{ns}/compute_fk")
+                request = ComputeFK.Request()
+                request.joints.name = list(config.joint_names)
+                request.joints.position = [0.0] * len(config.joints)
+                response = graph.call(client, request)
+                assert response.status == ComputeFK.Response.OK, response.message
+                assert response.tip.pose.position.x == pytest.approx(sum(config.link_lengths))
+                assert len(response.frames) == len(config.joints) + 1
+
+                wait_for(lambda ns=ns: logs[ns].count() >= 10, what=f"/{ns}/joint_states")
+                wait_for(lambda ns=ns: descriptions[ns], what=f"/{ns}/robot_description")
+                urdf = ET.fromstring(descriptions[ns][0])
+                revolute = [
+                    j.get("name") for j in urdf.iter("joint") if j.get("type") == "revolute"
+                ]
+                assert revolute == list(config.joint_names)
+                assert _near(logs[ns].last(), config.home, 1e-9)
+
+            # Each namespace holds its own four nodes, and the topics that the RViz config and
+            # the README name exist there; no arm node sits in the root namespace.
+            nodes = set(probe.get_node_names_and_namespaces())
+            for ns in arms:
+                for name in (
+                    "ik_node",
+                    "trajectory_node",
+                    "hardware_node",
+                    "robot_description_publisher",
+                ):
+                    assert (name, f"/{ns}") in nodes
+                assert probe.count_publishers(f"/{ns}/ik_markers") >= 1
+                assert probe.count_publishers(f"/{ns}/trajectory_markers") >= 1
+                assert probe.count_subscribers(f"/{ns}/clicked_point") >= 1
+            assert not any(namespace == "/" for name, namespace in nodes if name != "two_arm_probe")
+
+            # Move the 3R arm_b by a joint command: it gets there, arm_a does not stir.
+            target_b = (0.3, -0.6, 0.4)
+            commands = probe.create_publisher(JointState, "/arm_b/joint_commands", 10)
+            wait_for(lambda: commands.get_subscription_count() >= 1, what="arm_b joint_commands")
+            a_start = logs["arm_a"].count()
+            commands.publish(JointState(name=list(arms["arm_b"].joint_names), position=target_b))
+            wait_for(lambda: _near(logs["arm_b"].last(), target_b, 1e-9), what="arm_b at target")
+            wait_for(lambda: logs["arm_a"].count() >= a_start + 25, what="arm_a joint_states")
+
+            # Click a point for arm_a (RViz's Publish Point): it moves there in a straight line,
+            # arm_b stays put.
+            arm_a = arms["arm_a"].make_arm()
+            clicked = (0.15, -0.03)
+            server = ActionClient(probe, MoveArm, "/arm_a/move_arm")
+            wait_for(lambda: server.wait_for_server(timeout_sec=0.1), what="/arm_a/move_arm")
+            clicks = probe.create_publisher(PointStamped, "/arm_a/clicked_point", 10)
+            wait_for(lambda: clicks.get_subscription_count() >= 1, what="arm_a clicked_point")
+            a_click, b_start = logs["arm_a"].count(), logs["arm_b"].count()
+            click = PointStamped()
+            click.header.frame_id = "base_link"
+            click.point.x, click.point.y = clicked
+            clicks.publish(click)
+
+            def arm_a_at_click() -> bool:
+                x, y, _ = arm_a.forward(logs["arm_a"].last())
+                return math.hypot(x - clicked[0], y - clicked[1]) < 1e-6
+
+            wait_for(arm_a_at_click, what="arm_a at the clicked point")
+            wait_for(lambda: logs["arm_b"].count() >= b_start + 25, what="arm_b joint_states")
+
+            for ns, config in arms.items():
+                # Only this arm's joint names ever arrived on its joint_states.
+                assert logs[ns].names == {config.joint_names}
+            home_a = arms["arm_a"].home
+            assert all(_near(p, home_a, 1e-9) for p in logs["arm_a"].positions[a_start:a_click])
+            # The click moved arm_a along the straight line: every sampled tip lies on the segment
+            # (to 0.5 mm: joint_states sample the servos between 1 mm apart setpoints).
+            start = np.array(arm_a.forward(home_a)[:2])
+            segment = np.array(clicked) - start
+            moved = logs["arm_a"].since(a_click)
+            assert len(set(moved)) > 10
+            for joints in moved:
+                tip = np.array(arm_a.forward(joints)[:2]) - start
+                along = np.clip(tip @ segment / (segment @ segment), 0.0, 1.0)
+                assert np.linalg.norm(tip - along * segment) < 5e-4
+            assert all(_near(p, target_b, 1e-9) for p in logs["arm_b"].since(b_start))
+    except BaseException:
+        for ns, process in processes.items():
+            code, output = stop_process(process)
+            print(f"--- bringup {ns} exited {code}:\n{output}")
+        raise
+
+    for ns, process in processes.items():
+        code, output = stop_process(process)
+        assert code == 0, f"{ns} exited {code}:\n{output}"
+        assert "Traceback" not in output, output
+        assert "servos released" in output, output
