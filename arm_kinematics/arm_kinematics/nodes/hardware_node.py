@@ -100,7 +100,7 @@ class HardwareNode(Node):
         self._position = list(home)  # radians, last written (what joint_states reports)
         self._target = list(home)  # radians, where each ramp is heading
         self._written: list[float | None] = [None] * len(home)  # servo degrees on the board
-        self._last_step_s = time.monotonic()
+        self._last_step_s = self._clock_s()  # node clock: ramps match the joint_states stamps
         self._fault_since_s: float | None = None
         self._retry_at_s = 0.0
         self._retry_delay_s = RETRY_INITIAL_S
@@ -115,7 +115,7 @@ class HardwareNode(Node):
         with self._lock:
             # No feedback: where the servos are now is unknown, so home is written as is.
             for i, joint in enumerate(self.servo_map.joints):
-                if not self._write_joint(i, joint.home, time.monotonic()):
+                if not self._write_joint(i, joint.home):
                     break
 
         # Ticks never overlap each other, commands are handled in arrival order, and the two
@@ -191,7 +191,6 @@ class HardwareNode(Node):
     # --- callbacks ----------------------------------------------------------------------------
 
     def _on_command(self, msg: JointState) -> None:
-        now = time.monotonic()
         try:
             targets = self.servo_map.command(list(msg.name), list(msg.position))
         except InvalidCommandError as error:
@@ -217,19 +216,20 @@ class HardwareNode(Node):
             self.counters.commands_accepted += 1
             # The first ramp step now rather than at the next tick: a command reaches the board
             # within a millisecond, and the step is still limited by the time since the last one.
-            self._step(now)
+            self._step(self._clock_s())
         self._publish_diagnostics_if_changed()
 
     def _tick(self) -> None:
-        now = time.monotonic()
-        stamp = self.get_clock().now()
         with self._lock:
             if self._closed:
                 return
+            # Read under the lock, so steps happen in clock order; one reading is both the step
+            # time and the stamp, so every joint_states sample honours the speed limit exactly.
+            stamp = self.get_clock().now()
             if self._fault_since_s is None:
-                self._step(now)
-            elif now >= self._retry_at_s:
-                self._try_recover(now)
+                self._step(stamp.nanoseconds * 1e-9)
+            elif time.monotonic() >= self._retry_at_s:
+                self._try_recover()
             positions = list(self._position)
         msg = JointState()
         msg.header.stamp = stamp.to_msg()
@@ -247,23 +247,31 @@ class HardwareNode(Node):
                     self.backend.check()  # notices a lost bus or a reset board while idle
                 except OSError as error:
                     self.counters.write_errors += 1
-                    self._enter_fault(error, time.monotonic())
+                    self._enter_fault(error)
         self._publish_diagnostics()
 
     # --- motion and faults (called with the lock held) ----------------------------------------
 
-    def _step(self, now: float) -> None:
-        """Move every joint toward its target by at most max_velocity * elapsed time."""
-        elapsed = min(max(now - self._last_step_s, 0.0), MAX_STEP_PERIODS * self._period_s)
-        self._last_step_s = now
+    def _clock_s(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _step(self, now_s: float) -> None:
+        """Move every joint toward its target by at most max_velocity * time since the last step
+        (node clock, seconds)."""
+        if now_s <= self._last_step_s:
+            if now_s < self._last_step_s:
+                self._last_step_s = now_s  # the clock was set back: restart the count from here
+            return  # no time has passed: no motion allowed
+        elapsed = min(now_s - self._last_step_s, MAX_STEP_PERIODS * self._period_s)
+        self._last_step_s = now_s
         for i, joint in enumerate(self.servo_map.joints):
             if self._position[i] == self._target[i]:
                 continue
             position = slew_toward(self._position[i], self._target[i], joint.max_velocity * elapsed)
-            if not self._write_joint(i, position, now):
+            if not self._write_joint(i, position):
                 return
 
-    def _write_joint(self, i: int, position: float, now: float) -> bool:
+    def _write_joint(self, i: int, position: float) -> bool:
         """Write one joint's servo; on a bus error retry once, then enter the fault state."""
         joint = self.servo_map.joints[i]
         degrees = joint.servo_deg(position)
@@ -278,7 +286,7 @@ class HardwareNode(Node):
                     self.backend.write(joint.servo.channel, degrees)
                 except OSError as second_error:
                     self.counters.write_errors += 1
-                    self._enter_fault(second_error, now)
+                    self._enter_fault(second_error)
                     return False
                 self.get_logger().warning(
                     f"I2C write to channel {joint.servo.channel} failed once ({error}); "
@@ -289,7 +297,8 @@ class HardwareNode(Node):
         self._position[i] = position
         return True
 
-    def _enter_fault(self, error: OSError, now: float) -> None:
+    def _enter_fault(self, error: OSError) -> None:
+        now = time.monotonic()
         self._last_error = str(error)
         # Stop every ramp: after the fault the arm stays where it was last written.
         self._target = list(self._position)
@@ -305,7 +314,7 @@ class HardwareNode(Node):
             )
         self._retry_at_s = now + self._retry_delay_s
 
-    def _try_recover(self, now: float) -> None:
+    def _try_recover(self) -> None:
         self.counters.retries += 1
         try:
             self.backend.restore()
@@ -314,6 +323,7 @@ class HardwareNode(Node):
                 self.backend.write(joint.servo.channel, degrees)
                 self._written[i] = degrees
         except OSError as error:
+            now = time.monotonic()
             self.counters.write_errors += 1
             self._last_error = str(error)
             self._retry_delay_s = min(2.0 * self._retry_delay_s, RETRY_MAX_S)
@@ -324,9 +334,9 @@ class HardwareNode(Node):
             )
             return
         assert self._fault_since_s is not None
-        duration = now - self._fault_since_s
+        duration = time.monotonic() - self._fault_since_s
         self._fault_since_s = None
-        self._last_step_s = now
+        self._last_step_s = self._clock_s()
         self.counters.recoveries += 1
         self._state_changed = True
         self.get_logger().info(
