@@ -432,9 +432,13 @@ class _Reader:
             raise ConfigError(
                 "hardware.pwm_frequency_hz", frequency, "PCA9685 range is 24..1526 Hz"
             )
+        publish_rate = self.number("hardware.publish_rate_hz", positive=True)
+        if publish_rate > 1000:
+            # Each tick writes the servos and publishes; beyond this rclpy only burns the CPU.
+            raise ConfigError("hardware.publish_rate_hz", publish_rate, "must be <= 1000 Hz")
         return HardwareConfig(
             backend=self.choice("hardware.backend", BACKENDS),
-            publish_rate_hz=self.number("hardware.publish_rate_hz", positive=True),
+            publish_rate_hz=publish_rate,
             i2c_bus=int(self.number("hardware.i2c_bus", integer=True, non_negative=True)),
             i2c_address=int(address),
             channels=int(channels),

@@ -36,6 +36,7 @@ def test_default_arm_is_the_desk_arm(params: dict) -> None:
         ("joints.shoulder.servo.channel", 16, "0..15"),
         ("hardware.backend", "simulated", "one of sim, servokit"),
         ("hardware.channels", 12, "8 or 16"),
+        ("hardware.publish_rate_hz", 5000.0, "<= 1000 Hz"),
         ("default_branch", "up", "one of closest"),
         ("plane_tolerance_m", float("nan"), "finite"),
         ("joints.shoulder.home_deg", 95.0, "within"),
