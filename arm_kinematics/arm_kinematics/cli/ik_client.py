@@ -1,0 +1,280 @@
+"""`ik_client`: call a running ik_node's solve_ik / compute_fk and print the answer.
+
+For people without ros2cli. Degrees on the command line and in the printout next to radians;
+the services themselves speak radians.
+
+    ik_client solve 0.12 0.05                       # tip position in the base frame, metres
+    ik_client solve 0.12 0.05 --heading 30 --branch elbow_up
+    ik_client solve 0.12 0.05 --seed 10 40          # CLOSEST to this pose (degrees)
+    ik_client fk --joints 30 45                     # or --joints shoulder=30 elbow=45
+    ik_client --namespace arm1 solve 0.1 0.0        # the node of a namespaced arm
+
+Exit code: 0 when solved (OK or SINGULAR), 1 when the node refused the request (or the command
+line is wrong), 2 when no node answered within --timeout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+EXIT_SOLVED = 0
+EXIT_REFUSED = 1
+EXIT_NO_ANSWER = 2
+
+BRANCHES = ("closest", "elbow_up", "elbow_down", "max_limit_margin")
+
+
+class _Parser(argparse.ArgumentParser):
+    # Exit code 2 is reserved for "no node answered"; a wrong command line is a refusal.
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_REFUSED, f"{self.prog}: error: {message}\n")
+
+
+def _common_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    """Options valid before or after the sub-command (defaults only on the main parser)."""
+
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if suppress else value
+
+    parser.add_argument(
+        "--namespace",
+        "-n",
+        default=default(""),
+        help="namespace of the ik_node (e.g. arm1 for /arm1/solve_ik); default: none",
+    )
+    parser.add_argument(
+        "--timeout",
+        "-t",
+        type=float,
+        default=default(10.0),
+        help="seconds to wait for the service and its answer (default 10)",
+    )
+    parser.add_argument(
+        "--config",
+        default=default(None),
+        help="params file giving the joint names for bare DEG values "
+        "(default: the package's config/arm.yaml)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="ik_client",
+        description="Call a running ik_node's solve_ik or compute_fk and print the answer. "
+        "Positions in metres in the arm's base frame; ANGLES ON THIS COMMAND LINE ARE DEGREES "
+        "(the services use radians; the printout shows both).",
+        epilog="Exit code: 0 solved (OK/SINGULAR), 1 refused or bad command line, "
+        "2 no node answered within --timeout.",
+    )
+    _common_options(parser, suppress=False)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    solve = commands.add_parser(
+        "solve", help="inverse kinematics: joints for a tip position (and heading)"
+    )
+    solve.add_argument("x", type=float, help="target x in the base frame, m")
+    solve.add_argument("y", type=float, help="target y in the base frame, m")
+    solve.add_argument(
+        "--z", type=float, default=None, help="target z, m (default: the plane_z_m of --config)"
+    )
+    solve.add_argument(
+        "--heading", type=float, default=None, help="required tool heading, DEGREES about z"
+    )
+    solve.add_argument(
+        "--branch", choices=BRANCHES, default="closest", help="elbow branch (default closest)"
+    )
+    solve.add_argument(
+        "--seed",
+        nargs="+",
+        metavar="DEG",
+        help="current joints for closest, DEGREES: one value per joint in order, or NAME=DEG",
+    )
+    solve.add_argument(
+        "--frame", default="", help="target frame_id (default empty: the node's base frame)"
+    )
+    _common_options(solve, suppress=True)
+
+    fk = commands.add_parser("fk", help="forward kinematics: tip and frame poses for joints")
+    fk.add_argument(
+        "--joints",
+        nargs="+",
+        metavar="DEG",
+        required=True,
+        help="joint angles, DEGREES: one value per joint in order, or NAME=DEG",
+    )
+    _common_options(fk, suppress=True)
+    return parser
+
+
+def parse_joint_values(
+    values: Sequence[str], joint_names: Sequence[str]
+) -> tuple[list[str], list[float]]:
+    """Joint names and radians from `DEG ...` (configuration order) or `NAME=DEG ...` values.
+
+    Raises ValueError with a message for a person.
+    """
+    names: list[str] = []
+    degrees: list[float] = []
+    for index, value in enumerate(values):
+        name, sep, number = value.partition("=")
+        if not sep:
+            if index >= len(joint_names):
+                raise ValueError(
+                    f"{len(values)} values for {len(joint_names)} joints ({', '.join(joint_names)})"
+                )
+            name, number = joint_names[index], value
+        try:
+            degrees.append(float(number))
+        except ValueError:
+            raise ValueError(f"'{value}' is not DEG or NAME=DEG") from None
+        names.append(name)
+    # Names, counts and finiteness are the node's to check: it answers with a status.
+    return names, [math.radians(d) for d in degrees]
+
+
+def _format_joints(msg: Any) -> str:
+    if len(msg.name) == 0:
+        return "none"
+    return ", ".join(
+        f"{name}={q:.6f} rad ({math.degrees(q):.3f} deg)"
+        for name, q in zip(msg.name, msg.position, strict=False)
+    )
+
+
+def _heading_of(pose: Any) -> float:
+    from arm_kinematics.nodes.messages import quaternion_to_heading
+
+    try:
+        return quaternion_to_heading(pose.orientation)
+    except ValueError:
+        return math.nan
+
+
+def print_solve_response(response: Any) -> None:
+    from arm_kinematics.nodes.messages import solve_ik_status_name
+
+    print(f"status: {solve_ik_status_name(response.status)} ({response.status})")
+    print(f"solution: {_format_joints(response.solution)}")
+    print(f"alternative: {_format_joints(response.alternative)}")
+    print(f"manipulability: {response.manipulability:.6g} m^2")
+    print(f"message: {response.message}")
+
+
+def print_fk_response(response: Any) -> None:
+    from arm_kinematics.nodes.messages import COMPUTE_FK_STATUS_NAMES
+
+    name = COMPUTE_FK_STATUS_NAMES.get(response.status, f"UNKNOWN({response.status})")
+    print(f"status: {name} ({response.status})")
+    if response.status == 0:
+        tip = response.tip
+        heading = _heading_of(tip.pose)
+        print(
+            f"tip: x={tip.pose.position.x:.6f} y={tip.pose.position.y:.6f} "
+            f"z={tip.pose.position.z:.6f} m heading={heading:.6f} rad "
+            f"({math.degrees(heading):.3f} deg) in '{tip.header.frame_id}'"
+        )
+        for index, frame in enumerate(response.frames):
+            heading = _heading_of(frame.pose)
+            print(
+                f"frame {index}: x={frame.pose.position.x:.6f} y={frame.pose.position.y:.6f} m "
+                f"heading={math.degrees(heading):.3f} deg"
+            )
+        print(f"within_limits: {str(response.within_limits).lower()}")
+        print(f"manipulability: {response.manipulability:.6g} m^2")
+    print(f"message: {response.message}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    sys.exit(run(list(sys.argv if argv is None else argv)))
+
+
+def run(argv: list[str]) -> int:
+    """The command for `argv` (argv[0] is the program); returns the exit code."""
+    from rclpy.utilities import remove_ros_args
+
+    args = build_parser().parse_args(remove_ros_args(argv)[1:])
+
+    # ROS imports after parsing so that --help works fast and without a ROS environment.
+    import rclpy
+    from rclpy.node import Node
+
+    from arm_kinematics.config import ArmConfig, ConfigError
+    from arm_kinematics.nodes.messages import heading_to_quaternion, joint_state
+    from arm_kinematics_interfaces.srv import ComputeFK, SolveIK
+
+    try:
+        config = ArmConfig.from_file(args.config)
+    except ConfigError as error:
+        print(f"ik_client: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    try:
+        if args.command == "solve":
+            service_type, service_name = SolveIK, "solve_ik"
+            request = SolveIK.Request()
+            request.target.header.frame_id = args.frame
+            position = request.target.pose.position
+            position.x, position.y = args.x, args.y
+            position.z = config.plane_z if args.z is None else args.z
+            if args.heading is not None:
+                request.use_heading = True
+                request.target.pose.orientation = heading_to_quaternion(math.radians(args.heading))
+            request.branch = BRANCHES.index(args.branch)
+            if args.seed:
+                request.seed = joint_state(*parse_joint_values(args.seed, config.joint_names))
+        else:
+            service_type, service_name = ComputeFK, "compute_fk"
+            request = ComputeFK.Request(
+                joints=joint_state(*parse_joint_values(args.joints, config.joint_names))
+            )
+    except ValueError as error:
+        print(f"ik_client: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+
+    namespace = "/" + args.namespace.strip("/") if args.namespace.strip("/") else ""
+    rclpy.init(args=argv)
+    try:
+        node = Node(f"ik_client_{os.getpid()}", namespace=namespace or None)
+        client = node.create_client(service_type, service_name)
+        full_name = node.resolve_service_name(service_name)
+        if not client.wait_for_service(timeout_sec=args.timeout):
+            print(
+                f"ik_client: no {full_name} service within {args.timeout:g} s "
+                "(is ik_node running, in this namespace and ROS_DOMAIN_ID?)",
+                file=sys.stderr,
+            )
+            return EXIT_NO_ANSWER
+        # One call per process: spin_until_future_complete is fine here (it only slows down
+        # when a client loops on it).
+        future = client.call_async(request)
+        rclpy.spin_until_future_complete(node, future, timeout_sec=args.timeout)
+        if not future.done() or future.result() is None:
+            print(
+                f"ik_client: {full_name} did not answer within {args.timeout:g} s",
+                file=sys.stderr,
+            )
+            return EXIT_NO_ANSWER
+        response = future.result()
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        rclpy.try_shutdown()
+
+    if args.command == "solve":
+        print_solve_response(response)
+        return (
+            EXIT_SOLVED
+            if response.status in (SolveIK.Response.OK, SolveIK.Response.SINGULAR)
+            else EXIT_REFUSED
+        )
+    print_fk_response(response)
+    return EXIT_SOLVED if response.status == ComputeFK.Response.OK else EXIT_REFUSED
+
+
+if __name__ == "__main__":
+    main()
