@@ -1,0 +1,134 @@
+"""MoveArm with a node missing or failing, and on an arm whose joints turn all the way round.
+
+Each test builds its own graph (no other graph of this process is alive meanwhile: two graphs in
+one ROS domain would answer each other's goals and services).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import pytest
+from rclpy.parameter import Parameter
+from ros_helpers import ros_graph, wait_for
+from test_trajectory_node import (
+    L1,
+    L2,
+    NAMES,
+    Harness,
+    Result,
+    first_index,
+    goal,
+    line_points,
+    make_nodes,
+    tip_of,
+)
+
+from arm_kinematics.nodes.hardware_node import HardwareNode
+from arm_kinematics_interfaces.srv import SolveIK
+
+
+def test_ik_node_absent_or_silent_gives_ik_unavailable_within_the_timeout():
+    timeout = 1.0
+    with ros_graph() as graph:
+        make_nodes(graph, ik=False, overrides=[("trajectory.ik_timeout_s", timeout)])
+        harness = Harness(graph, None)
+        harness.settled_joints()
+        outcome = harness.run(goal(0.12, 0.05))
+        assert outcome.result.status == Result.IK_UNAVAILABLE
+        assert "solve_ik_batch" in outcome.result.message
+        assert timeout <= outcome.elapsed < timeout + 5.0
+        assert outcome.commands == []
+
+        # A server that accepts the request but never answers: the same, never a hang.
+        silent = graph.node("silent_ik")
+        release = threading.Event()
+        from rclpy.callback_groups import ReentrantCallbackGroup
+
+        from arm_kinematics_interfaces.srv import SolveIKBatch
+
+        called = threading.Event()
+
+        def never_answer(request, response):
+            called.set()
+            release.wait(30.0)
+            return response
+
+        silent.create_service(
+            SolveIKBatch, "solve_ik_batch", never_answer, callback_group=ReentrantCallbackGroup()
+        )
+        trajectory = graph.node("probe")
+        probe = trajectory.create_client(SolveIKBatch, "solve_ik_batch")
+        wait_for(lambda: probe.service_is_ready(), what="silent service discovered")
+        try:
+            outcome = harness.run(goal(0.12, 0.05))
+            assert called.is_set()
+            assert outcome.result.status == Result.IK_UNAVAILABLE
+            assert timeout <= outcome.elapsed < timeout + 5.0
+            assert outcome.commands == []
+        finally:
+            release.set()
+
+
+def test_no_joint_states_gives_no_joint_state_and_a_silent_hardware_gives_hardware_fault():
+    with ros_graph() as graph:
+        nodes = make_nodes(
+            graph, hardware=False, overrides=[("trajectory.joint_state_timeout_s", 0.5)]
+        )
+        harness = Harness(graph, None)
+        outcome = harness.run(goal(0.12, 0.05))
+        assert outcome.result.status == Result.NO_JOINT_STATE
+        assert "joint_states" in outcome.result.message
+        assert outcome.commands == []
+
+        hardware = graph.add(
+            HardwareNode(
+                context=graph.context,
+                parameter_overrides=[Parameter("trajectory.joint_state_timeout_s", value=0.5)],
+            )
+        )
+        harness.settled_joints()
+        feedback: list = []
+        handle = harness.send(goal(0.12, 0.09, speed=0.02), feedback=lambda m: feedback.append(m))
+        wait_for(lambda: len(feedback) >= 5, what="goal streaming")
+        graph.remove(hardware)  # joint_states stop
+        response = harness.wait_result(handle)
+        assert response.result.status == Result.HARDWARE_FAULT, response.result.message
+        assert "joint_states stopped" in response.result.message
+        with harness.lock:
+            last = harness.commands[-1]
+        assert list(response.result.final_joints.position) == list(last.position)
+        assert nodes["trajectory"].last_timing.publish_times  # it had been streaming
+
+
+def test_a_line_through_the_hole_of_the_ring_aborts_at_the_first_step_inside_it():
+    # An arm whose joints turn +-180 deg, so the only unreachable place inside the ring is the
+    # hole itself (r < L1 - L2 = 0.02 m). Servos of 360 deg centred at 180 deg.
+    overrides = []
+    for joint in NAMES:
+        overrides += [
+            (f"joints.{joint}.min_deg", -180.0),
+            (f"joints.{joint}.max_deg", 180.0),
+            (f"joints.{joint}.servo.offset_deg", 180.0),
+            (f"joints.{joint}.servo.max_deg", 360.0),
+            (f"joints.{joint}.servo.actuation_range_deg", 360.0),
+        ]
+    with ros_graph() as graph:
+        nodes = make_nodes(graph, overrides=overrides)
+        harness = Harness(graph, nodes["hardware"])
+        start = harness.move_to(0.1, 0.01)
+        target = (-0.1, 0.01)
+        points = line_points(tip_of(start), target)
+        expected = first_index(points, lambda p: math.hypot(*p) < L1 - L2)
+        assert all(abs(math.hypot(*p) - (L1 - L2)) > 1e-4 for p in points)  # no edge cases
+        accepted = harness.hardware.counters.commands_accepted
+        before = harness.command_count()
+        outcome = harness.run(goal(*target))
+        result = outcome.result
+        assert result.status == Result.IK_FAILED, result.message
+        assert result.ik_status == SolveIK.Response.TOO_CLOSE
+        assert result.failed_step == expected == 82
+        assert result.feasible_fraction == pytest.approx(82 / 200)
+        harness.assert_no_command_after(before)
+        assert harness.hardware.counters.commands_accepted == accepted

@@ -1,0 +1,471 @@
+"""The MoveArm action against the real nodes: IkNode, HardwareNode (sim) and TrajectoryNode
+spinning in one process, driven through an rclpy ActionClient as `ros2 action send_goal` would.
+
+Forward kinematics in these tests is written out independently of the code under test
+(sum of link vectors), and expected failing steps are computed from the geometry of the line.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from action_msgs.msg import GoalStatus
+from geometry_msgs.msg import PointStamped
+from rclpy.action import ActionClient
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile
+from ros_helpers import RosGraph, ros_graph, wait_for
+from sensor_msgs.msg import JointState
+from visualization_msgs.msg import Marker, MarkerArray
+
+from arm_kinematics.config import ArmConfig
+from arm_kinematics.nodes.hardware_node import HardwareNode
+from arm_kinematics.nodes.ik_node import IkNode
+from arm_kinematics.nodes.trajectory_node import TrajectoryNode, status_name
+from arm_kinematics_interfaces.action import MoveArm
+from arm_kinematics_interfaces.srv import SolveIK
+
+Result = MoveArm.Result
+Goal = MoveArm.Goal
+CONFIG = ArmConfig.from_file()
+NAMES = list(CONFIG.joint_names)
+L1, L2 = CONFIG.link_lengths
+PERIOD = 1.0 / CONFIG.trajectory.command_rate_hz
+LIMITS = np.asarray(CONFIG.max_velocities)
+DEG = math.radians
+
+
+def tip_of(joints) -> tuple[float, float]:
+    """Tip (x, y) of the 2R arm: the sum of the two link vectors."""
+    q1, q2 = joints
+    return (
+        L1 * math.cos(q1) + L2 * math.cos(q1 + q2),
+        L1 * math.sin(q1) + L2 * math.sin(q1 + q2),
+    )
+
+
+def distance_to_line(points, a, b) -> np.ndarray:
+    """Distance of each (x, y) to the infinite line through a and b."""
+    a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    direction = (b_ - a_) / np.linalg.norm(b_ - a_)
+    rel = np.asarray(points, dtype=float) - a_
+    return np.abs(rel[:, 0] * direction[1] - rel[:, 1] * direction[0])
+
+
+def goal(x: float, y: float, **fields) -> MoveArm.Goal:
+    message = Goal(**{"mode": Goal.LINEAR, **fields})
+    message.target.header.frame_id = CONFIG.base_frame
+    message.target.pose.position.x = x
+    message.target.pose.position.y = y
+    message.target.pose.orientation.w = 1.0
+    return message
+
+
+@dataclass
+class Outcome:
+    result: MoveArm.Result
+    status: int  # action_msgs GoalStatus
+    feedback: list = field(default_factory=list)
+    commands: list = field(default_factory=list)  # joint_commands received during the goal
+    elapsed: float = 0.0
+
+
+class Harness:
+    """An action client plus listeners on joint_commands, joint_states and the markers."""
+
+    def __init__(self, graph: RosGraph, hardware: HardwareNode | None) -> None:
+        self.graph = graph
+        self.hardware = hardware
+        self.node = graph.node("trajectory_test_client")
+        self.lock = threading.Lock()
+        self.commands: list[JointState] = []
+        self.states: list[JointState] = []
+        self.markers: list[MarkerArray] = []
+        self.node.create_subscription(JointState, "joint_commands", self._on_command, 1000)
+        self.node.create_subscription(JointState, "joint_states", self._on_state, 100)
+        self.node.create_subscription(
+            MarkerArray,
+            "trajectory_markers",
+            self._on_markers,
+            QoSProfile(depth=5, durability=DurabilityPolicy.TRANSIENT_LOCAL),
+        )
+        self.client = ActionClient(self.node, MoveArm, "move_arm")
+        self.clicked = self.node.create_publisher(PointStamped, "clicked_point", 10)
+        wait_for(lambda: self.client.wait_for_server(timeout_sec=0.1), what="move_arm server")
+        wait_for(
+            lambda: self.node.count_publishers("joint_commands") > 0,
+            what="joint_commands publisher matched",
+        )
+
+    def _on_command(self, msg: JointState) -> None:
+        with self.lock:
+            self.commands.append(msg)
+
+    def _on_state(self, msg: JointState) -> None:
+        with self.lock:
+            self.states.append(msg)
+
+    def _on_markers(self, msg: MarkerArray) -> None:
+        with self.lock:
+            self.markers.append(msg)
+
+    def command_count(self) -> int:
+        with self.lock:
+            return len(self.commands)
+
+    def send(self, message: MoveArm.Goal, feedback=None):
+        """Send a goal and return its client goal handle once accepted."""
+        future = self.client.send_goal_async(message, feedback_callback=feedback)
+        wait_for(future.done, what="goal response")
+        handle = future.result()
+        assert handle.accepted
+        return handle
+
+    def run(self, message: MoveArm.Goal, timeout: float = 60.0) -> Outcome:
+        """Send a goal, wait for its result; the commands and feedback it produced."""
+        feedback: list = []
+        before = self.command_count()
+        started = time.monotonic()
+        handle = self.send(message, feedback=lambda m: feedback.append(m.feedback))
+        response = self.wait_result(handle, timeout)
+        elapsed = time.monotonic() - started
+        with self.lock:
+            commands = self.commands[before:]
+        return Outcome(response.result, response.status, feedback, commands, elapsed)
+
+    @staticmethod
+    def wait_result(handle, timeout: float = 60.0):
+        future = handle.get_result_async()
+        wait_for(future.done, timeout, "goal result")
+        return future.result()
+
+    def settled_joints(self) -> tuple[float, ...]:
+        """Joints once two joint_states in a row agree (the arm stands still)."""
+
+        def still():
+            with self.lock:
+                if len(self.states) < 2:
+                    return None
+                a, b = self.states[-2], self.states[-1]
+            if list(a.position) == list(b.position):
+                return tuple(b.position)
+            return None
+
+        return wait_for(still, what="arm standing still")
+
+    def move_to(self, x: float, y: float) -> tuple[float, ...]:
+        """Bring the tool to (x, y) with a fast JOINT move; the settled joints."""
+        outcome = self.run(goal(x, y, mode=Goal.JOINT, speed=1.0))
+        assert outcome.result.status == Result.SUCCEEDED, outcome.result.message
+        joints = self.settled_joints()
+        assert tip_of(joints) == pytest.approx((x, y), abs=1e-9)
+        return joints
+
+    def assert_no_command_after(self, count: int) -> None:
+        """No joint_commands since `count`, checked after the hardware published 5 more
+        joint_states (the graph has been running for a while after the result)."""
+        with self.lock:
+            seen = len(self.states)
+        wait_for(lambda: len(self.states) >= seen + 5, what="5 more joint_states")
+        with self.lock:
+            extra = self.commands[count:]
+        assert extra == [], f"{len(extra)} joint_commands were sent"
+
+    def latest_markers(self) -> MarkerArray:
+        with self.lock:
+            return self.markers[-1]
+
+
+def make_nodes(graph: RosGraph, *, ik=True, hardware=True, overrides=()) -> dict:
+    params = [Parameter(name, value=value) for name, value in overrides]
+    nodes = {}
+    if ik:
+        nodes["ik"] = graph.add(IkNode(context=graph.context, parameter_overrides=params))
+    if hardware:
+        nodes["hardware"] = graph.add(
+            HardwareNode(context=graph.context, parameter_overrides=params)
+        )
+    nodes["trajectory"] = graph.add(
+        TrajectoryNode(context=graph.context, parameter_overrides=params)
+    )
+    return nodes
+
+
+@pytest.fixture(scope="module")
+def arm() -> Iterator[Harness]:
+    with ros_graph() as graph:
+        nodes = make_nodes(graph)
+        harness = Harness(graph, nodes["hardware"])
+        harness.trajectory = nodes["trajectory"]
+        yield harness
+
+
+# --- a straight line that works ------------------------------------------------------------------
+
+
+def test_straight_line_streams_setpoints_on_the_line_within_the_joint_speed_limits(arm):
+    start = arm.move_to(0.15, -0.02)
+    target = (0.11, 0.09)
+    outcome = arm.run(goal(*target, speed=0.05))
+    result = outcome.result
+    assert result.status == Result.SUCCEEDED, result.message
+    assert outcome.status == GoalStatus.STATUS_SUCCEEDED
+    tips = np.array([tip_of(c.position) for c in outcome.commands])
+    start_tip = tip_of(start)
+    length = math.dist(start_tip, target)
+    # One setpoint per period at 0.05 m/s (1 mm each: no joint limits it on this line).
+    assert len(tips) == math.ceil(length / (0.05 * PERIOD) - 1e-9)
+    assert distance_to_line(tips, start_tip, target).max() < 1e-6
+    assert tips[-1] == pytest.approx(target, abs=1e-6)
+    joints = np.array([start] + [list(c.position) for c in outcome.commands])
+    steps = np.abs(np.diff(joints, axis=0))
+    assert np.all(steps <= LIMITS * PERIOD * (1 + 1e-9))
+    for command in outcome.commands:
+        assert list(command.name) == NAMES
+    # The result: the whole path feasible, final joints = the last setpoint, planned steps.
+    assert result.feasible_fraction == 1.0
+    assert result.total_steps == math.ceil(length / CONFIG.trajectory.default_max_step - 1e-9)
+    assert list(result.final_joints.position) == list(outcome.commands[-1].position)
+    assert list(result.final_joints.name) == NAMES
+    # Feedback: one per setpoint, counting up to the total, the tip following the commands.
+    assert [f.step for f in outcome.feedback] == list(range(1, len(tips) + 1))
+    assert outcome.feedback[-1].fraction == pytest.approx(1.0)
+    assert {f.total_steps for f in outcome.feedback} == {len(tips)}
+    last = outcome.feedback[-1]
+    assert (last.tip.x, last.tip.y) == pytest.approx(target, abs=1e-9)
+    # The arm got there (the sim follows at the servo speed).
+    assert tip_of(arm.settled_joints()) == pytest.approx(target, abs=1e-6)
+    # The planned path marker: a line strip from the start to the goal.
+    strip = [m for m in arm.latest_markers().markers if m.type == Marker.LINE_STRIP]
+    assert len(strip) == 1
+    assert (strip[0].points[0].x, strip[0].points[0].y) == pytest.approx(start_tip, abs=1e-9)
+    assert (strip[0].points[-1].x, strip[0].points[-1].y) == pytest.approx(target, abs=1e-9)
+
+
+def test_joint_mode_reaches_the_goal_with_the_tool_off_the_straight_line(arm):
+    start = arm.move_to(0.16, -0.05)
+    target = (0.06, 0.14)
+    outcome = arm.run(goal(*target, mode=Goal.JOINT, speed=0.8))
+    assert outcome.result.status == Result.SUCCEEDED, outcome.result.message
+    tips = np.array([tip_of(c.position) for c in outcome.commands])
+    assert tips[-1] == pytest.approx(target, abs=1e-9)
+    # The tool swings on a curve: more than 1 cm from the straight line at its worst.
+    assert distance_to_line(tips, tip_of(start), target).max() > 0.01
+    joints = np.array([start] + [list(c.position) for c in outcome.commands])
+    steps = np.abs(np.diff(joints, axis=0))
+    assert np.all(steps <= 0.8 * LIMITS * PERIOD * (1 + 1e-9))
+    # Each joint moves in a straight line in joint space (all in step).
+    progress = (joints - joints[0]) / (joints[-1] - joints[0])
+    assert progress[:, 0] == pytest.approx(progress[:, 1], abs=1e-9)
+
+
+# --- plans that fail before anything moves --------------------------------------------------------
+
+
+def first_index(points, predicate) -> int:
+    return next(i for i, p in enumerate(points) if predicate(p))
+
+
+def line_points(start, target, step=0.001) -> list[tuple[float, float]]:
+    count = math.ceil(math.dist(start, target) / step - 1e-9)
+    return [
+        (
+            start[0] + (i + 1) / count * (target[0] - start[0]),
+            start[1] + (i + 1) / count * (target[1] - start[1]),
+        )
+        for i in range(count)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("target", "ik_status", "fails_at"),
+    [
+        # Out of reach: the first point farther than L1 + L2 from the base.
+        ((0.17, 0.08), SolveIK.Response.TOO_FAR, lambda p: math.hypot(*p) > L1 + L2),
+        # The elbow's +-90 deg limits: nothing closer than sqrt(L1^2 + L2^2) is reachable.
+        ((0.05, 0.0), SolveIK.Response.JOINT_LIMIT, lambda p: math.hypot(*p) < math.hypot(L1, L2)),
+    ],
+    ids=["too_far", "joint_limit"],
+)
+def test_an_infeasible_line_aborts_at_the_right_step_and_sends_nothing(
+    arm, target, ik_status, fails_at
+):
+    start = arm.move_to(0.17, 0.0)
+    points = line_points(tip_of(start), target)
+    expected = first_index(points, fails_at)
+    accepted = arm.hardware.counters.commands_accepted
+    before = arm.command_count()
+    outcome = arm.run(goal(*target))
+    result = outcome.result
+    assert result.status == Result.IK_FAILED, result.message
+    assert outcome.status == GoalStatus.STATUS_ABORTED
+    assert result.ik_status == ik_status
+    assert result.failed_step == expected
+    assert result.total_steps == len(points)
+    assert result.feasible_fraction == pytest.approx(expected / len(points))
+    assert (result.failed_point.x, result.failed_point.y) == pytest.approx(
+        points[expected], abs=1e-12
+    )
+    assert f"step {expected} of {len(points)}" in result.message
+    assert "nothing moved" in result.message
+    assert list(result.final_joints.position) == pytest.approx(start, abs=1e-12)
+    assert outcome.feedback == []
+    arm.assert_no_command_after(before)
+    assert arm.hardware.counters.commands_accepted == accepted
+    # The markers: the feasible part green, a red sphere on the failing point, a label.
+    markers = {(m.ns, m.type): m for m in arm.latest_markers().markers}
+    assert markers[("", 0)].action == Marker.DELETEALL
+    sphere = markers[("failed_step", Marker.SPHERE)]
+    assert (sphere.pose.position.x, sphere.pose.position.y) == pytest.approx(
+        points[expected], abs=1e-12
+    )
+    assert (sphere.color.r, sphere.color.g) == (1.0, pytest.approx(0.1))
+    feasible = markers[("feasible_path", Marker.LINE_STRIP)]
+    assert feasible.color.g > 0.8 > feasible.color.r
+    assert len(feasible.points) == expected + 1  # the start and every feasible point
+    label = markers[("failed_step", Marker.TEXT_VIEW_FACING)].text
+    assert "IK_FAILED" in label
+    assert f"step {expected}/{len(points)}" in label
+
+
+def test_joint_mode_to_a_joint_limit_goal_aborts_at_step_0(arm):
+    arm.move_to(0.17, 0.0)
+    before = arm.command_count()
+    outcome = arm.run(goal(0.05, 0.0, mode=Goal.JOINT))
+    assert outcome.result.status == Result.IK_FAILED
+    assert outcome.result.ik_status == SolveIK.Response.JOINT_LIMIT
+    assert outcome.result.failed_step == 0
+    assert outcome.result.total_steps == 1
+    assert outcome.result.feasible_fraction == 0.0
+    arm.assert_no_command_after(before)
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"x": math.nan}, "not finite"),
+        ({"speed": -0.1}, "negative"),
+        ({"max_step": -0.001}, "negative"),
+        ({"frame": "world"}, "'world' is not the arm's base frame 'base_link'"),
+        ({"z": 0.01}, "off the arm's plane"),
+        ({"mode": 7}, "unknown mode 7"),
+        ({"mode": Goal.JOINT, "speed": 1.5}, "fraction (0, 1]"),
+        ({"use_heading": True, "qz": 0.5}, "norm"),
+    ],
+)
+def test_invalid_goals_are_refused_with_the_reason_and_move_nothing(arm, fields, reason):
+    message = goal(0.12, 0.05)
+    for key, value in fields.items():
+        if key == "x":
+            message.target.pose.position.x = value
+        elif key == "z":
+            message.target.pose.position.z = value
+        elif key == "frame":
+            message.target.header.frame_id = value
+        elif key == "qz":
+            message.target.pose.orientation.z = value
+        else:
+            setattr(message, key, value)
+    before = arm.command_count()
+    outcome = arm.run(message)
+    assert outcome.result.status == Result.INVALID_GOAL
+    assert outcome.status == GoalStatus.STATUS_ABORTED
+    assert reason in outcome.result.message
+    arm.assert_no_command_after(before)
+
+
+# --- cancel and preemption ----------------------------------------------------------------------
+
+
+def test_cancel_stops_streaming_at_once_and_leaves_the_arm_at_the_last_setpoint(arm):
+    arm.move_to(0.16, 0.0)
+    feedback: list = []
+    before = arm.command_count()
+    handle = arm.send(goal(0.10, 0.10, speed=0.02), feedback=lambda m: feedback.append(m))
+    wait_for(lambda: len(feedback) >= 10, what="10 feedback messages")
+    cancel = handle.cancel_goal_async()
+    wait_for(cancel.done, what="cancel response")
+    assert len(cancel.result().goals_canceling) == 1
+    response = arm.wait_result(handle)
+    result = response.result
+    assert response.status == GoalStatus.STATUS_CANCELED
+    assert result.status == Result.CANCELED
+    with arm.lock:
+        sent = arm.commands[before:]
+    assert 10 <= len(sent) < feedback[-1].feedback.total_steps  # stopped well before the end
+    assert list(result.final_joints.position) == list(sent[-1].position)
+    count = arm.command_count()
+    arm.assert_no_command_after(count)
+    # The arm stays at the last commanded point.
+    assert arm.settled_joints() == pytest.approx(tuple(sent[-1].position), abs=1e-9)
+
+
+def test_a_new_goal_preempts_the_running_one(arm):
+    arm.move_to(0.16, 0.0)
+    feedback: list = []
+    first = arm.send(goal(0.10, 0.10, speed=0.02), feedback=lambda m: feedback.append(m))
+    wait_for(lambda: len(feedback) >= 5, what="first goal streaming")
+    target = (0.15, 0.05)
+    second = arm.run(goal(*target, speed=0.1))
+    first_response = arm.wait_result(first)
+    assert first_response.result.status == Result.PREEMPTED
+    assert first_response.status == GoalStatus.STATUS_ABORTED
+    assert "preempted" in first_response.result.message
+    assert second.result.status == Result.SUCCEEDED, second.result.message
+    # The second goal starts where the first one left the arm: its line begins within one
+    # setpoint of the first goal's final joints.
+    stopped_at = tip_of(first_response.result.final_joints.position)
+    tips = np.array([tip_of(c.position) for c in second.commands])
+    assert math.dist(stopped_at, tips[0]) <= 0.1 * PERIOD + 0.02 * PERIOD + 1e-9
+    assert tips[-1] == pytest.approx(target, abs=1e-6)
+
+
+def test_an_invalid_goal_does_not_disturb_the_running_one(arm):
+    arm.move_to(0.16, 0.0)
+    feedback: list = []
+    target = (0.15, 0.03)
+    running = arm.send(goal(*target, speed=0.05), feedback=lambda m: feedback.append(m))
+    wait_for(lambda: len(feedback) >= 3, what="goal streaming")
+    refused = arm.run(goal(0.1, 0.1, speed=-1.0))
+    assert refused.result.status == Result.INVALID_GOAL
+    response = arm.wait_result(running)
+    assert response.result.status == Result.SUCCEEDED, response.result.message
+    assert tip_of(response.result.final_joints.position) == pytest.approx(target, abs=1e-6)
+
+
+# --- RViz's "Publish Point" --------------------------------------------------------------------
+
+
+def test_a_clicked_point_moves_the_tool_there_in_a_straight_line(arm):
+    start = arm.move_to(0.16, 0.0)
+    wait_for(lambda: arm.node.count_subscribers("clicked_point") > 0, what="clicked_point matched")
+    before = arm.command_count()
+    click = PointStamped()
+    click.header.frame_id = CONFIG.base_frame
+    click.point.x, click.point.y = 0.14, 0.06
+    arm.clicked.publish(click)
+
+    def arrived():
+        joints = arm.settled_joints()
+        return joints if tip_of(joints) == pytest.approx((0.14, 0.06), abs=1e-6) else None
+
+    wait_for(arrived, what="the arm at the clicked point")
+    with arm.lock:
+        sent = arm.commands[before:]
+    tips = np.array([tip_of(c.position) for c in sent])
+    assert distance_to_line(tips, tip_of(start), (0.14, 0.06)).max() < 1e-6
+
+
+def test_status_names_cover_every_result_constant():
+    constants = {
+        name: value
+        for name, value in vars(Result).items()
+        if name.isupper() and isinstance(value, int)
+    }
+    assert {status_name(v) for v in constants.values()} == set(constants)
