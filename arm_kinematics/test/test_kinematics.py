@@ -186,6 +186,15 @@ def test_within_limits() -> None:
     arm = PlanarArm((1.0, 0.8), HALF_TURN_LIMITS)
     assert arm.within_limits((0.0, math.pi / 2))
     assert not arm.within_limits((0.0, math.pi / 2 + 1e-6))
+    assert arm.within_limits((0.0, math.pi / 2 + 0.9e-9))  # LIMIT_TOLERANCE: rounding
+
+
+def test_solution_at_a_limit_is_not_clamped() -> None:
+    arm = PlanarArm((1.0, 0.8), [(-0.5, 0.5), (-2.0, 2.0)])
+    x, y, _ = arm.forward((0.5, 1e-6))  # joint 1 at its limit, near full stretch
+    result = arm.solve(x, y, branch=Branch.ELBOW_DOWN)
+    assert_reaches(arm, result, x, y, tol=1e-12)
+    assert abs(result.joints[0] - 0.5) < 1e-9
     assert PlanarArm((1.0, 0.8)).within_limits((100.0, -100.0))
 
 

@@ -30,7 +30,9 @@ IK rules, in order of precedence of the statuses:
 Joint limits: `None` (or a `None` or `(-inf, inf)` pair) is a continuous joint; its IK angles are
 wrapped to (-pi, pi] and its motion is measured the short way round. A limited joint's angle is
 the value within its limits among `angle + k * 2 pi` (the one nearest `current` when several
-fit), motion measured directly. Angles within 1e-12 rad of a limit (rounding) are snapped onto it.
+fit), motion measured directly. An angle up to LIMIT_TOLERANCE (1e-9 rad) outside a limit counts
+as within it and is returned as computed, never clamped: near full stretch a target at a limit is
+ill-conditioned (rounding of 1e-16 m in the target moves the angles by up to ~1e-8 rad).
 """
 
 from __future__ import annotations
@@ -67,10 +69,10 @@ _DOWN = Branch.ELBOW_DOWN
 _MARGIN = Branch.MAX_LIMIT_MARGIN
 _BRANCH_BY_VALUE = {int(b): b for b in Branch}
 
-LIMIT_TOLERANCE = 1e-12
+LIMIT_TOLERANCE = 1e-9
+"""rad: an angle this close outside a joint limit counts as within it (rounding; not clamped)."""
 MIN_LINK_LENGTH = 1e-9
 MAX_LINK_LENGTH = 1e9
-"""rad: a computed angle this close outside a joint limit is rounding and is snapped onto it."""
 HEADING_MATCH_TOLERANCE = 1e-10
 """m: a 2R arm meets a requested heading h at (x, y) when the elbow point (x, y) - L2 (cos h,
 sin h) lies this close to L1 from the base (plus the part of the target outside the ring)."""
@@ -379,9 +381,7 @@ class PlanarArm:
             k_max = _INF if hi == _INF else math.floor((hi + LIMIT_TOLERANCE - q) / TAU)
             if k_min > k_max:
                 return None
-            k = min(max(round((ref - q) / TAU), k_min), k_max)
-            value = q + k * TAU
-            fitted.append(lo if value < lo else hi if value > hi else value)
+            fitted.append(q + min(max(round((ref - q) / TAU), k_min), k_max) * TAU)
         return tuple(fitted)
 
     def _limit_violation(self, joints: tuple[float, ...]) -> str:
