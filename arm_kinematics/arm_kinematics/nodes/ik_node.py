@@ -43,10 +43,10 @@ from arm_kinematics.nodes.messages import (
     JointStateError,
     JointStateProblem,
     OrientationError,
+    fill_joint_state,
     frames_to_poses,
     is_empty,
     joint_positions,
-    joint_state,
     pose_stamped,
     position_values,
     quaternion_to_heading,
@@ -206,16 +206,16 @@ class IkNode(Node):
             response.message = result.message
             return
         stamp = self.get_clock().now().to_msg()
-        response.solution = joint_state(self.joint_names, result.joints, stamp)
+        fill_joint_state(response.solution, self.joint_names, result.joints, stamp)
         if result.alternative is not None:
-            response.alternative = joint_state(self.joint_names, result.alternative, stamp)
+            fill_joint_state(response.alternative, self.joint_names, result.alternative, stamp)
         response.manipulability = float(result.manipulability)
         degrees = ", ".join(
             f"{name} {math.degrees(q):.3f}"
             for name, q in zip(self.joint_names, result.joints, strict=True)
         )
         response.message = f"{result.message}; joints {degrees} deg"
-        if branch is not Branch(requested_branch):
+        if branch != requested_branch:
             response.message += f" (branch {branch.name.lower()}: the node's default_branch)"
 
     def _check_target(
