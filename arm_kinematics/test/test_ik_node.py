@@ -516,6 +516,17 @@ def test_latest_joint_states_seed_closest_without_a_seed(graph: RosGraph) -> Non
         return clients.solve(target(*EXACT_TIP)).solution.position[1] < 0
 
     wait_for(closest_is_elbow_up, what="joint_states to reach the node")
+    # A joint_states message that cannot be read is ignored (logged), the last good one kept.
+    node = next(n for n in graph._nodes if n.get_namespace() == "/tracked")
+    kept = node._latest_joints
+    for bad in (
+        JointState(name=list(NAMES), position=[0.0, math.nan]),
+        JointState(name=["shoulder", "shoulder", "elbow"], position=[0.0, 0.0, 0.0]),
+        JointState(name=["shoulder"], position=[0.0]),
+        JointState(name=list(NAMES), position=[0.0]),
+    ):
+        node._on_joint_states(bad)
+        assert node._latest_joints == kept
     # A seed still wins over joint_states.
     seeded = clients.solve(target(*EXACT_TIP, seed={"shoulder": 0.5, "elbow": 0.8}))
     assert seeded.solution.position[1] > 0

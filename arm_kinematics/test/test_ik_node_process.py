@@ -10,6 +10,7 @@ import math
 import os
 import re
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from ros_helpers import (
     start_node_process,
     stop_process,
     wait_for,
+    wait_for_future,
 )
 
 from arm_kinematics.cli.ik_client import parse_joint_values
@@ -164,16 +166,28 @@ def test_parse_joint_values() -> None:
 # --- the node process itself --------------------------------------------------------------------
 
 
-def test_ik_node_stops_cleanly_on_ctrl_c() -> None:
+def test_ik_node_throttles_warnings_and_stops_cleanly_on_ctrl_c() -> None:
     # In its own namespace, so that only this process answers the probe.
     proc = start_node_process(installed_executable("ik_node"), "--ros-args", "-r", "__ns:=/sigint")
+    malformed = SolveIK.Request()
+    malformed.target.header.frame_id = "map"
     with ros_graph() as graph:
         client = graph.node("probe_sigint").create_client(SolveIK, "/sigint/solve_ik")
         wait_for(lambda: client.wait_for_service(timeout_sec=0.5), what="/sigint/solve_ik")
+        start = time.monotonic()
+        for _ in range(300):
+            assert (
+                wait_for_future(client.call_async(malformed)).status == SolveIK.Response.WRONG_FRAME
+            )
+        elapsed = time.monotonic() - start
     code, output = stop_process(proc)
     assert code == 0, output
     assert "ready: 2 joints (shoulder, elbow), links 0.100, 0.080 m" in output
     assert "Traceback" not in output
+    # One WARN per 2 s of malformed requests, not 300.
+    warnings = [line for line in output.splitlines() if "WARN" in line]
+    assert 1 <= len(warnings) <= 1 + elapsed / 2.0, output
+    assert "malformed solve_ik request: target frame 'map'" in warnings[0]
 
 
 @pytest.mark.parametrize(
