@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import yaml
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
@@ -605,3 +606,67 @@ def test_four_clients_500_calls_each_all_answered_correctly(graph: RosGraph, arm
     assert not any(thread.is_alive() for thread in threads)
     assert answered == [500] * 4
     assert failures == []
+
+
+# --- the README's `ros2 service call` lines ------------------------------------------------------
+
+# The request YAML of the README's examples, for the packaged arm (L = 0.100, 0.080 m), with the
+# status each must give. ros2cli is not installable here, so `set_fields` below does what
+# `ros2 service call` does with them (yaml.safe_load, then rosidl_runtime_py's
+# set_message_fields: nested mappings fill nested messages).
+README_CALLS = [
+    (
+        SolveIK,
+        "{target: {header: {frame_id: base_link}, pose: {position: {x: 0.1073, y: 0.1273}}}}",
+        IK.OK,
+    ),
+    (SolveIK, "{target: {pose: {position: {x: 0.1073, y: 0.1273}}}, branch: 1}", IK.OK),
+    (
+        SolveIK,
+        "{target: {pose: {position: {x: 0.1073, y: 0.1273}}}, "
+        "seed: {name: [shoulder, elbow], position: [1.2, -0.7]}}",
+        IK.OK,
+    ),
+    (SolveIK, "{target: {pose: {position: {x: 0.3, y: 0.0}}}}", IK.TOO_FAR),
+    (
+        SolveIK,
+        "{target: {header: {frame_id: map}, pose: {position: {x: 0.1, y: 0.05}}}}",
+        IK.WRONG_FRAME,
+    ),
+    (
+        SolveIKBatch,
+        "{header: {frame_id: base_link}, x: [0.12, 0.13, 0.3], y: [0.05, 0.05, 0.0]}",
+        IK.TOO_FAR,
+    ),
+    (ComputeFK, "{joints: {name: [shoulder, elbow], position: [0.5236, 0.7854]}}", FK.OK),
+]
+
+
+def set_fields(message: Any, values: dict[str, Any]) -> None:
+    for name, value in values.items():
+        if isinstance(value, dict):
+            set_fields(getattr(message, name), value)
+        elif isinstance(getattr(message, name), float):
+            setattr(message, name, float(value))
+        else:
+            setattr(message, name, value)
+
+
+def test_readme_service_calls(graph: RosGraph) -> None:
+    graph.add(IkNode(context=graph.context, namespace="readme"))  # the packaged arm.yaml
+    node = graph.node("readme_caller")
+    names = {SolveIK: "solve_ik", SolveIKBatch: "solve_ik_batch", ComputeFK: "compute_fk"}
+    answers = []
+    for srv_type, text, status in README_CALLS:
+        client = node.create_client(srv_type, f"/readme/{names[srv_type]}")
+        request = srv_type.Request()
+        set_fields(request, yaml.safe_load(text))
+        response = graph.call(client, request)
+        assert response.status == status, (text, response.message)
+        answers.append(response)
+    assert tuple(answers[0].solution.position) == pytest.approx((DEG(30), DEG(45)), abs=DEG(0.05))
+    assert answers[1].solution.position[1] == pytest.approx(DEG(-45), abs=DEG(0.05))
+    assert answers[2].solution.position[1] == pytest.approx(DEG(-45), abs=DEG(0.05))
+    assert list(answers[5].statuses) == [IK.OK, IK.OK, IK.TOO_FAR]
+    tip = answers[6].tip.pose.position
+    assert (tip.x, tip.y) == pytest.approx((0.1073, 0.1273), abs=1e-4)

@@ -3,8 +3,9 @@
 Plain builders of visualization_msgs from values the node already has (the arm's geometry,
 the last target, its status and joint frames); no rclpy here, so they are tested directly.
 
-- namespace `workspace` (published once): the outer and inner circle of the reachable ring
-  (LINE_STRIP) and a thin translucent disc (CYLINDER) that RViz's "Publish Point" tool can hit.
+- namespace `workspace` (published once): the outer and inner circle of the ring the links
+  reach (LINE_STRIP; joint limits can make the reachable part smaller, IK says so) and a thin
+  translucent disc (CYLINDER) that RViz's "Publish Point" tool can hit.
 - namespace `target` (after every solve_ik request): the target (SPHERE) coloured by status,
   green OK, yellow SINGULAR, red refused, with its status name (TEXT_VIEW_FACING) above it.
 - namespaces `solution` and `alternative`: LINE_STRIPs through the joint frames of the chosen

@@ -159,7 +159,8 @@ class IkNode(Node):
         lengths = ", ".join(f"{length:.3f}" for length in self.config.link_lengths)
         self.get_logger().info(
             f"ready: {len(self.joint_names)} joints ({', '.join(self.joint_names)}), links "
-            f"{lengths} m, reach {inner:.3f}..{outer:.3f} m in '{self.config.base_frame}', "
+            f"{lengths} m, ring {inner:.3f}..{outer:.3f} m (joint limits aside) in "
+            f"'{self.config.base_frame}', "
             f"default branch {self.config.default_branch}; serving solve_ik, solve_ik_batch, "
             "compute_fk"
         )
