@@ -53,6 +53,7 @@ class FakeI2C:
         self.registers = bytearray(256)
         self._bus_lock = threading.Lock()
         self._state_lock = threading.Lock()
+        self._written = threading.Condition(self._state_lock)  # notified on every write
         self._pointer = 0
         self._error: tuple[int, str] | None = None
         self.failed_transactions = 0
@@ -92,6 +93,18 @@ class FakeI2C:
     def writes_since(self, mark: int) -> list[RegisterWrite]:
         with self._state_lock:
             return list(self.writes[mark:])
+
+    def wait_for_pwm_write(self, mark: int, timeout: float) -> RegisterWrite | None:
+        """Block (without polling) until a write after `mark` touches a channel; it, or None."""
+        deadline = time.monotonic() + timeout
+        with self._written:
+            while True:
+                for write in self.writes[mark:]:
+                    if write.channels:
+                        return write
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not self._written.wait(remaining):
+                    return None
 
     def pwm_writes_since(self, mark: int) -> list[RegisterWrite]:
         """Writes after `mark` that touched any channel's ON/OFF registers."""
@@ -172,6 +185,7 @@ class FakeI2C:
             landed = self._store(data[1:])
             if len(data) > 1:
                 self.writes.append(RegisterWrite(time.perf_counter(), data[0], data[1:], landed))
+                self._written.notify_all()
 
     def readfrom_into(
         self, address: int, buffer: bytearray, *, start: int = 0, end: int | None = None
