@@ -605,3 +605,31 @@ def test_default_arm_from_config() -> None:
     assert arm.solve(0.0, 0.01).status is IkStatus.TOO_CLOSE
     assert arm.solve(0.2, 0.0).status is IkStatus.TOO_FAR
     assert arm.solve(-0.15, 0.0).status is IkStatus.JOINT_LIMIT
+
+
+@pytest.mark.parametrize(
+    ("arm", "inlined"),
+    [
+        (ARM_2R, True),
+        (PlanarArm((1.0, 0.8), HALF_TURN_LIMITS), True),
+        (PlanarArm((0.1, 0.08), [(-1.5, 1.5), (-2.8, -0.2)]), True),
+        (PlanarArm((1.0, 0.8), [(-1.0, 2.0), None]), False),  # mixed limits
+        (PlanarArm((1.0, 0.8), [(-1.0, 2.0), (-math.pi, 3.0)]), False),  # a limit at pi
+    ],
+)
+def test_inlined_2r_path_gives_the_general_answer(arm, inlined) -> None:
+    assert arm._fast is inlined
+    rng = np.random.default_rng(11)
+    reach = arm.reach
+    for x, y, c1, c2, branch in zip(
+        rng.uniform(-1.1 * reach, 1.1 * reach, 3000).tolist(),
+        rng.uniform(-1.1 * reach, 1.1 * reach, 3000).tolist(),
+        rng.uniform(-4, 4, 3000).tolist(),
+        rng.uniform(-4, 4, 3000).tolist(),
+        rng.integers(0, 4, 3000).tolist(),
+        strict=True,
+    ):
+        for current in (None, (c1, c2)):
+            fast = arm.solve(x, y, None, Branch(branch), current)
+            general = arm._solve_any(x, y, None, int(branch), None if current is None else [c1, c2])
+            assert fast == general

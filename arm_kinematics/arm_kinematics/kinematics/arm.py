@@ -80,6 +80,10 @@ _NEAR_COINCIDENT = 1e-7  # |sin(joint 2)| below which the heading cannot tell th
 
 _UNLIMITED, _NARROW, _WIDE = 0, 1, 2
 _BRANCH_WORDS = ("", "elbow up", "elbow down", "")
+_MSG_UP_CLOSEST = "OK: solved elbow up (least motion from current)"
+_MSG_DOWN_CLOSEST = "OK: solved elbow down (least motion from current)"
+_MSG_UP_MARGIN = "OK: solved elbow up (largest joint-limit margin)"
+_MSG_DOWN_MARGIN = "OK: solved elbow down (largest joint-limit margin)"
 _HEADING_SAMPLES = 48  # per reachable heading interval, for the 3R free-heading search
 
 
@@ -176,6 +180,15 @@ class PlanarArm:
         self._kinds = tuple(self._limit_kind(lo, hi) for lo, hi in self.joint_limits)
         self._any_limits = any(kind != _UNLIMITED for kind in self._kinds)
         self._zero_reference = (0.0,) * n
+        self._l1l2 = l1 * l2
+        # The inlined 2R path handles both joints narrow-limited or both continuous.
+        self._fast_limited = all(
+            kind == _NARROW and lo > -_PI and hi < _PI
+            for kind, (lo, hi) in zip(self._kinds, self.joint_limits, strict=True)
+        )
+        self._fast = n == 2 and (self._fast_limited or not self._any_limits)
+        (lo1, hi1), (lo2, hi2) = self.joint_limits[:2]
+        self._fast_limits = (lo1, hi1, lo2, hi2)
 
     # --- construction ---------------------------------------------------------------------
 
@@ -514,6 +527,134 @@ class PlanarArm:
         feasible one whose smallest distance to a limit is largest (elbow up on a tie, e.g.
         without limits). Never raises: bad numbers give INVALID_INPUT.
         """
+        if (
+            self._fast
+            and heading is None
+            and x.__class__ is float
+            and y.__class__ is float
+            and branch.__class__ is Branch
+        ):
+            if current is None:
+                return self._solve_2r_fast(x, y, branch, None, 0.0, 0.0)
+            if current.__class__ is tuple and len(current) == 2:
+                c1, c2 = current
+                if c1.__class__ is float and c2.__class__ is float and c1 - c1 == c2 - c2 == 0.0:
+                    return self._solve_2r_fast(x, y, branch, current, c1, c2)
+        return self._solve_any(x, y, heading, branch, current)
+
+    def _solve_2r_fast(
+        self,
+        x: float,
+        y: float,
+        branch: Branch,
+        current: tuple[float, float] | None,
+        c1: float,
+        c2: float,
+    ) -> IkResult:
+        """The common case, inlined for speed: 2R, no heading, float inputs, both joints limited
+        within (-pi, pi) or both continuous. Anything unusual (off the ring, an explicitly
+        requested branch out of limits, NaN) goes to the general path, which gives the same
+        answer for the same input."""
+        r = _hypot(x, y)
+        outer = self._ring_max
+        inner = self._ring_min
+        if not inner < r < outer:  # also NaN and infinity
+            return self._solve_any(x, y, None, branch, current)
+        l2 = self._l2
+        k = self._k
+        s2 = _sqrt((outer - r) * (outer + r) * (r - inner) * (r + inner)) / k
+        cos2 = (r * r - self._l1sq_l2sq) / k
+        phi = _atan2(y, x)
+        beta = _atan2(l2 * s2, self._l1 + l2 * cos2)
+        t2 = _atan2(s2, cos2)
+        up1 = phi + beta
+        if up1 > _PI:
+            up1 -= TAU
+        down1 = phi - beta
+        if down1 <= -_PI:
+            down1 += TAU
+        if t2 <= 0.0 or t2 >= _PI:  # exactly on an edge: the general path names it
+            return self._solve_any(x, y, None, branch, current)
+        up = (up1, -t2)
+        down = (down1, t2)
+        lo1, hi1, lo2, hi2 = self._fast_limits
+        if self._fast_limited:
+            up_ok = lo1 <= up1 <= hi1 and lo2 <= -t2 <= hi2
+            down_ok = lo1 <= down1 <= hi1 and lo2 <= t2 <= hi2
+            if not (up_ok and down_ok):
+                # One branch clearly out of limits (limits inside (-pi, pi): no 2 pi shift
+                # can help): the other one, unless it was explicitly refused. Anything
+                # else (both out, out by less than the tolerance) takes the general path.
+                if up_ok:
+                    chosen, out1, out2 = up, down1, t2
+                    refused = branch is _DOWN
+                    message = "OK: solved elbow up"
+                elif down_ok:
+                    chosen, out1, out2 = down, up1, -t2
+                    refused = branch is _UP
+                    message = "OK: solved elbow down"
+                else:
+                    return self._solve_any(x, y, None, branch, current)
+                tol = LIMIT_TOLERANCE
+                if refused or (lo1 - tol <= out1 <= hi1 + tol and lo2 - tol <= out2 <= hi2 + tol):
+                    return self._solve_any(x, y, None, branch, current)
+                if branch is _CLOSEST or branch is _MARGIN:
+                    message += " (the only branch within limits)"
+                if s2 < self.singularity_margin:
+                    return self._singular_result(chosen, None, s2, message)
+                return make_result(_OK, chosen, message, None, self._l1l2 * s2)
+        if branch is _UP:
+            chosen, other, message = up, down, "OK: solved elbow up"
+        elif branch is _DOWN:
+            chosen, other, message = down, up, "OK: solved elbow down"
+        elif current is not None and branch is _CLOSEST:
+            if self._fast_limited:
+                du1, du2, dd1, dd2 = up1 - c1, -t2 - c2, down1 - c1, t2 - c2
+            else:
+                du1 = wrap_angle(up1 - c1)
+                du2 = wrap_angle(-t2 - c2)
+                dd1 = wrap_angle(down1 - c1)
+                dd2 = wrap_angle(t2 - c2)
+            if dd1 * dd1 + dd2 * dd2 < du1 * du1 + du2 * du2:
+                chosen, other, message = down, up, _MSG_DOWN_CLOSEST
+            else:
+                chosen, other, message = up, down, _MSG_UP_CLOSEST
+        else:
+            if self._fast_limited:
+                margin_up = min(up1 - lo1, hi1 - up1, -t2 - lo2, hi2 + t2)
+                margin_down = min(down1 - lo1, hi1 - down1, t2 - lo2, hi2 - t2)
+                down_wins = margin_down > margin_up
+            else:
+                down_wins = False
+            if down_wins:
+                chosen, other, message = down, up, _MSG_DOWN_MARGIN
+            else:
+                chosen, other, message = up, down, _MSG_UP_MARGIN
+        if s2 < self.singularity_margin:
+            return self._singular_result(chosen, other, s2, message)
+        return make_result(_OK, chosen, message, other, self._l1l2 * s2)
+
+    def _singular_result(
+        self, chosen: tuple, other: tuple | None, s2: float, ok_message: str
+    ) -> IkResult:
+        return make_result(
+            _SINGULAR,
+            chosen,
+            f"SINGULAR: {ok_message[4:]}, but |sin(joint 2)| = {s2:.3g} is below the "
+            f"singularity margin {self.singularity_margin:g}: slow down",
+            other,
+            self._l1l2 * s2,
+        )
+
+    def _solve_any(
+        self,
+        x: Any,
+        y: Any,
+        heading: Any,
+        branch: Any,
+        current: Any,
+    ) -> IkResult:
+        """solve() for any input: validation, then the general closed forms."""
         n = self.n_joints
         if x.__class__ is not float or y.__class__ is not float:
             x, y = _as_number(x), _as_number(y)
@@ -643,20 +784,20 @@ class PlanarArm:
 
         # 5. The flag.
         if self.n_joints == 2:
-            manipulability = self._l1 * self._l2 * s2
+            manipulability = self._l1l2 * s2
         else:
             manipulability = self._manipulability_of(self.frames(chosen))
-        words = self._shape_words(chosen, s2, coincident)
+        message = f"OK: solved {self._shape_words(chosen, s2, coincident)}{reason}"
         if s2 < self.singularity_margin:
             return make_result(
                 _SINGULAR,
                 chosen,
-                f"SINGULAR: solved {words}{reason}, but |sin(joint 2)| = {s2:.3g} is below the "
+                f"SINGULAR: {message[4:]}, but |sin(joint 2)| = {s2:.3g} is below the "
                 f"singularity margin {self.singularity_margin:g}: slow down",
                 other,
                 manipulability,
             )
-        return make_result(_OK, chosen, f"OK: solved {words}{reason}", other, manipulability)
+        return make_result(_OK, chosen, message, other, manipulability)
 
     @staticmethod
     def _shape_words(joints: tuple[float, ...], s2: float, coincident: bool) -> str:
