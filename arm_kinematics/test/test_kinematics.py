@@ -76,19 +76,27 @@ def homogeneous_fk(lengths, joints, bug_order=False):
     return transform[0, 2], transform[1, 2], math.atan2(transform[1, 0], transform[0, 0])
 
 
-def poe_tip(lengths, joints):
-    """Product of exponentials: T = exp([S1] q1) ... exp([Sn] qn) M, planar screws about z.
+def poe_tips(lengths, configurations):
+    """Product of exponentials for every row of `configurations` (N, n):
+    T = exp([S1] q1) ... exp([Sn] qn) M, planar screws about z, scipy's batched expm.
 
     Joint i sits at (offset_i, 0) in the zero configuration: unit twist omega = 1,
-    v = -omega x q = (0, -offset_i); M puts the tip at (sum L, 0).
+    v = -omega x q = (0, -offset_i); M puts the tip at (sum L, 0). Returns (N, 3).
     """
-    transform = np.eye(3)
+    count = len(configurations)
+    transforms = np.broadcast_to(np.eye(3), (count, 3, 3))
     offsets = np.concatenate(([0.0], np.cumsum(lengths)[:-1]))
-    for theta, offset in zip(joints, offsets, strict=True):
+    for j, offset in enumerate(offsets):
         twist = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, -offset], [0.0, 0.0, 0.0]])
-        transform = transform @ expm(twist * theta)
-    transform = transform @ trans_x(float(np.sum(lengths)))
-    return transform[0, 2], transform[1, 2], math.atan2(transform[1, 0], transform[0, 0])
+        transforms = transforms @ expm(twist[None] * configurations[:, j, None, None])
+    transforms = transforms @ trans_x(float(np.sum(lengths)))
+    return np.column_stack(
+        (
+            transforms[:, 0, 2],
+            transforms[:, 1, 2],
+            np.arctan2(transforms[:, 1, 0], transforms[:, 0, 0]),
+        )
+    )
 
 
 @pytest.mark.parametrize(
@@ -98,14 +106,11 @@ def test_fk_three_ways_agree_on_1000_random_configurations(lengths) -> None:
     arm = PlanarArm(lengths)
     rng = np.random.default_rng(42)
     configurations = rng.uniform(-math.pi, math.pi, size=(1000, len(lengths)))
+    poe = poe_tips(lengths, configurations)
     worst = 0.0
-    for joints in configurations.tolist():
+    for joints, by_poe in zip(configurations.tolist(), poe.tolist(), strict=True):
         x, y, heading = arm.forward(joints)
-        for other in (
-            closed_form_fk(lengths, joints),
-            homogeneous_fk(lengths, joints),
-            poe_tip(lengths, joints),
-        ):
+        for other in (closed_form_fk(lengths, joints), homogeneous_fk(lengths, joints), by_poe):
             worst = max(
                 worst,
                 abs(x - other[0]),

@@ -199,6 +199,32 @@ def test_2r_meets_a_heading_exactly_when_the_elbow_fits(l1, l2, q1, q2, offset) 
     assert tip_error(arm, exact.joints, x, y) < 1e-9
 
 
+@SETTINGS
+@given(
+    link=st.one_of(st.tuples(lengths, lengths), st.tuples(lengths, lengths, lengths)),
+    angle=st.one_of(st.sampled_from([0.0, math.pi / 2, math.pi, -math.pi / 2]), angles),
+    edge=st.sampled_from(["inner", "outer"]),
+    offset=st.sampled_from([0.0, 5e-7, -5e-7, 1e-6, 2e-6]),
+    heading=st.one_of(st.none(), angles),
+    limits=st.lists(st.tuples(st.floats(-4, 0), st.floats(0, 4)), min_size=3, max_size=3),
+    branch=branches,
+    current=st.one_of(st.none(), st.tuples(angles, angles, angles)),
+)
+def test_targets_on_the_ring_edges_never_crash(
+    link, angle, edge, offset, heading, limits, branch, current
+) -> None:
+    n = len(link)
+    arm = PlanarArm(link, limits[:n])
+    inner, outer = arm.ring
+    r = max(0.0, (inner if edge == "inner" else outer) + offset)
+    result = arm.solve(
+        r * math.cos(angle), r * math.sin(angle), heading, branch, current and current[:n]
+    )
+    check_result(arm, result)
+    if result.ok:
+        assert tip_error(arm, result.joints, r * math.cos(angle), r * math.sin(angle)) < 3e-6
+
+
 anything = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.floats(-1e-300, 1e-300),

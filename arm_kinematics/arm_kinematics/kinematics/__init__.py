@@ -5,6 +5,7 @@ Radians, metres, relative joint angles (link i's absolute angle is the sum of jo
 
 from .angles import TAU, angle_difference, wrap_angle
 from .arm import HEADING_MATCH_TOLERANCE, LIMIT_TOLERANCE, PlanarArm
+from .batch import BatchResult, solve_batch
 from .planning import LinePlan, line_points, plan_line, step_times
 from .types import Branch, IkResult, IkStatus, PlanStatus
 
@@ -12,6 +13,7 @@ __all__ = [
     "HEADING_MATCH_TOLERANCE",
     "LIMIT_TOLERANCE",
     "TAU",
+    "BatchResult",
     "Branch",
     "IkResult",
     "IkStatus",
@@ -21,6 +23,7 @@ __all__ = [
     "angle_difference",
     "line_points",
     "plan_line",
+    "solve_batch",
     "step_times",
     "wrap_angle",
 ]

@@ -39,12 +39,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .angles import TAU, wrap_angle
 from .types import Branch, IkResult, IkStatus, make_result
+
+if TYPE_CHECKING:
+    from .batch import BatchResult
 
 _PI = math.pi
 _INF = math.inf
@@ -460,11 +463,11 @@ class PlanarArm:
         outer = self._ring_max
         inner = self._ring_min
         if r > outer:
-            if r - outer > self.edge_tolerance:
+            if r > outer + self.edge_tolerance:  # the same comparison as the ring check
                 return None
             s2, c2 = 0.0, 1.0
         elif r < inner:
-            if inner - r > self.edge_tolerance:
+            if r < inner - self.edge_tolerance:
                 return None
             s2, c2 = 0.0, -1.0
         else:
@@ -712,6 +715,8 @@ class PlanarArm:
                 return self._ring_failure(r, x, y, self.ring)
         candidates = self._raw_candidates(x, y, heading)
         if candidates is None:  # 3R: the wrist point is off the ring for this heading
+            if self.n_joints == 2:  # unreachable: the ring checks use the same comparisons
+                return self._ring_failure(r, x, y, (self._ring_min, self._ring_max))
             return self._orientation_failure_3r(x, y, heading)
         up, down, s2 = candidates
         coincident = s2 == 0.0
@@ -758,10 +763,10 @@ class PlanarArm:
         # 4. The branch.
         if branch is _UP or branch is _DOWN:
             chosen, other = (up_fit, down_fit) if branch is _UP else (down_fit, up_fit)
-            if chosen is None and not coincident:
-                return self._limit_failure(branch, up, down, up_fit, down_fit)
+            if chosen is None and coincident:
+                chosen, other = other, None  # one configuration: either elbow name fits
             if chosen is None:
-                chosen, other = other, None
+                return self._limit_failure(branch, up, down, up_fit, down_fit)
             reason = ""
         elif up_fit is None or down_fit is None:
             chosen = up_fit if up_fit is not None else down_fit
@@ -921,10 +926,10 @@ class PlanarArm:
         cos_min = (r * r + l3 * l3 - outer * outer) / (2.0 * r * l3)
         if cos_max < -1.0:  # the wrist cannot get out to the inner edge: best h = phi + pi
             wrist = r + l3
-            return [(phi + _PI, phi + _PI)] if inner - wrist <= tolerance else []
+            return [(phi + _PI, phi + _PI)] if wrist >= inner - tolerance else []
         if cos_min > 1.0:  # the wrist cannot get in to the outer edge: best h = phi
             wrist = abs(r - l3)
-            return [(phi, phi)] if wrist - outer <= tolerance else []
+            return [(phi, phi)] if wrist <= outer + tolerance else []
         delta_lo = math.acos(min(1.0, cos_max))
         delta_hi = math.acos(max(-1.0, cos_min))
         if delta_lo == 0.0:
@@ -933,7 +938,8 @@ class PlanarArm:
             return [(phi - delta_hi, phi + delta_hi)]
         if delta_hi >= _PI:
             return [(phi + delta_lo, phi + TAU - delta_lo)]
-        return [(phi - delta_hi, phi - delta_lo), (phi + delta_lo, phi + delta_hi)]
+        # Counter-clockwise side first: it wins the tie for the heading nearest phi.
+        return [(phi + delta_lo, phi + delta_hi), (phi - delta_hi, phi - delta_lo)]
 
     def _solve_free_heading(
         self, x: float, y: float, branch: Branch, current: tuple[float, ...] | None
@@ -1046,6 +1052,26 @@ class PlanarArm:
         return result, h
 
     # --- many targets -----------------------------------------------------------------------
+
+    def solve_batch(
+        self,
+        x: Any,
+        y: Any,
+        heading: Any = None,
+        branch: Branch | int = Branch.CLOSEST,
+        current: Any = None,
+    ) -> BatchResult:
+        """Vectorised IK of N targets (arrays x, y and optional headings, metres/radians).
+
+        Returns a BatchResult: `status` (N,) uint8 IkStatus values, `joints` (N, n) with NaN
+        rows where there is no solution, `manipulability` (N,). Same closed forms and rules as
+        `solve` for one `branch`; `current` is (n,) or (N, n) and is not chained. 3R without
+        headings takes the heading away from the base (or the nearest reachable one) without
+        the scalar solve's search. See `batch.py`.
+        """
+        from .batch import solve_batch
+
+        return solve_batch(self, x, y, heading, branch, current)
 
     def solve_chain(
         self,
