@@ -121,10 +121,8 @@ class HardwareNode(Node):
         # Ticks never overlap each other, commands are handled in arrival order, and the two
         # groups run in parallel (the lock keeps the shared state consistent).
         timer_group = MutuallyExclusiveCallbackGroup()
-        self._tick_timer = self.create_timer(self._period_s, self._tick, timer_group)
-        self._diagnostics_timer = self.create_timer(
-            DIAGNOSTICS_PERIOD_S, self._diagnostics_tick, timer_group
-        )
+        self.create_timer(self._period_s, self._tick, timer_group)
+        self.create_timer(DIAGNOSTICS_PERIOD_S, self._diagnostics_tick, timer_group)
         self.create_subscription(
             JointState,
             "joint_commands",
@@ -132,7 +130,8 @@ class HardwareNode(Node):
             10,
             callback_group=MutuallyExclusiveCallbackGroup(),
         )
-        self._publish_diagnostics()
+        with self._lock:
+            self._publish_diagnostics()
         joints = ", ".join(
             f"{j.name}->ch{j.servo.channel}{' (mirrored)' if j.servo.sign < 0 else ''}"
             for j in self.servo_map.joints
@@ -168,9 +167,10 @@ class HardwareNode(Node):
         if backend is None or self._closed:
             return
         with self._lock:
+            # Callbacks check this flag; the timers are not canceled here because the runner
+            # closes while the executor may still hold ready timer tasks (rclpy then reports
+            # "timer is canceled"). destroy_node removes them.
             self._closed = True
-            self._tick_timer.cancel()
-            self._diagnostics_timer.cancel()
             if self.config.hardware.on_shutdown == "release":
                 try:
                     for channel in self.servo_map.channels:
@@ -217,7 +217,7 @@ class HardwareNode(Node):
             # The first ramp step now rather than at the next tick: a command reaches the board
             # within a millisecond, and the step is still limited by the time since the last one.
             self._step(self._clock_s())
-        self._publish_diagnostics_if_changed()
+            self._publish_diagnostics_if_changed()
 
     def _tick(self) -> None:
         with self._lock:
@@ -230,13 +230,14 @@ class HardwareNode(Node):
                 self._step(stamp.nanoseconds * 1e-9)
             elif time.monotonic() >= self._retry_at_s:
                 self._try_recover()
-            positions = list(self._position)
-        msg = JointState()
-        msg.header.stamp = stamp.to_msg()
-        msg.name = self._names
-        msg.position = positions
-        self._joint_states_pub.publish(msg)
-        self._publish_diagnostics_if_changed()
+            msg = JointState()
+            msg.header.stamp = stamp.to_msg()
+            msg.name = self._names
+            msg.position = list(self._position)
+            # Published under the lock: close() (and the destroy_node after it) then never
+            # races a publish in flight.
+            self._joint_states_pub.publish(msg)
+            self._publish_diagnostics_if_changed()
 
     def _diagnostics_tick(self) -> None:
         with self._lock:
@@ -248,7 +249,7 @@ class HardwareNode(Node):
                 except OSError as error:
                     self.counters.write_errors += 1
                     self._enter_fault(error)
-        self._publish_diagnostics()
+            self._publish_diagnostics()
 
     # --- motion and faults (called with the lock held) ----------------------------------------
 
@@ -344,20 +345,17 @@ class HardwareNode(Node):
             f"{_degrees(self._position)} deg; commands accepted again"
         )
 
-    # --- diagnostics --------------------------------------------------------------------------
+    # --- diagnostics (called with the lock held) ----------------------------------------------
 
     def _publish_diagnostics_if_changed(self) -> None:
-        with self._lock:
-            changed, self._state_changed = self._state_changed, False
-        if changed:
+        if self._state_changed:
             self._publish_diagnostics()
 
     def _publish_diagnostics(self) -> None:
-        with self._lock:
-            status = self._diagnostic_status(time.monotonic())
+        self._state_changed = False
         array = DiagnosticArray()
         array.header.stamp = self.get_clock().now().to_msg()
-        array.status = [status]
+        array.status = [self._diagnostic_status(time.monotonic())]
         self._diagnostics_pub.publish(array)
 
     def _diagnostic_status(self, now: float) -> DiagnosticStatus:
