@@ -1,4 +1,4 @@
-"""The servokit backend: the REAL adafruit ServoKit/PCA9685 code on a fake I2C bus.
+"""The backends. servokit: the REAL adafruit ServoKit/PCA9685 code on a fake I2C bus.
 
 The fake bus decodes what the driver wrote into the PCA9685 (PRE_SCALE, LEDn_ON/OFF counts), so
 these tests check the pulse widths the servos would really receive.
@@ -156,3 +156,16 @@ def test_eight_channel_board_refuses_channel_eight(config: ArmConfig) -> None:
     hardware = replace(config.hardware, channels=8)
     with pytest.raises(BackendUnavailableError, match="servo must be 0-7"):
         ServoKitBackend([j.servo for j in joints], hardware, FakeI2C())
+
+
+def test_sim_backend_keeps_the_last_angle_and_refuses_what_a_servo_would(config: ArmConfig) -> None:
+    sim = SimBackend([j.servo for j in config.joints])
+    assert sim.channels == (0, 1)
+    sim.write(0, 120.0)
+    sim.write(1, 0.0)
+    assert sim.angles == {0: 120.0, 1: 0.0}
+    with pytest.raises(ValueError, match="out of range on channel 1"):
+        sim.write(1, 180.5)  # same check as adafruit_motor's Servo.angle
+    assert sim.angles[1] == 0.0
+    sim.release(0)
+    assert sim.angles == {0: None, 1: 0.0}
