@@ -186,6 +186,7 @@ def test_two_bringups_in_two_namespaces_do_not_cross_talk() -> None:
             executable, "--namespace", "/arm_b", "--config", str(CONFIG_3R), "--hardware", "sim"
         ),
     }
+    exits: dict[str, tuple[int, str]] = {}
     try:
         with ros_graph() as graph:
             probe = graph.node("two_arm_probe")
@@ -282,14 +283,28 @@ def test_two_bringups_in_two_namespaces_do_not_cross_talk() -> None:
                 along = np.clip(tip @ segment / (segment @ segment), 0.0, 1.0)
                 assert np.linalg.norm(tip - along * segment) < 5e-4
             assert all(_near(p, target_b, 1e-9) for p in logs["arm_b"].since(b_start))
+
+            # Ctrl-C on arm_a in the middle of a 2 s move: it stops short of the goal and exits
+            # cleanly; arm_b keeps running and keeps still.
+            at_click = logs["arm_a"].last()
+            goal = (0.14, 0.08)
+            click.point.x, click.point.y = goal
+            clicks.publish(click)
+            wait_for(lambda: not _near(logs["arm_a"].last(), at_click, 1e-3), what="arm_a moving")
+            exits["arm_a"] = stop_process(processes["arm_a"])
+            x, y, _ = arm_a.forward(logs["arm_a"].last())
+            assert math.hypot(x - goal[0], y - goal[1]) > 0.01
+            b_count = logs["arm_b"].count()
+            wait_for(lambda: logs["arm_b"].count() >= b_count + 10, what="arm_b still publishing")
+            assert all(_near(p, target_b, 1e-9) for p in logs["arm_b"].since(b_start))
     except BaseException:
         for ns, process in processes.items():
-            code, output = stop_process(process)
+            code, output = exits.get(ns) or stop_process(process)
             print(f"--- bringup {ns} exited {code}:\n{output}")
         raise
 
-    for ns, process in processes.items():
-        code, output = stop_process(process)
+    exits["arm_b"] = stop_process(processes["arm_b"])
+    for ns, (code, output) in exits.items():
         assert code == 0, f"{ns} exited {code}:\n{output}"
         assert "Traceback" not in output, output
         assert "servos released" in output, output
