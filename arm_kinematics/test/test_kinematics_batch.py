@@ -115,3 +115,22 @@ def test_batch_invalid_input() -> None:
     assert (
         PlanarArm((0.5, 0.4, 0.3, 0.2)).solve_batch([0.5], [0.5]).status == IkStatus.INVALID_INPUT
     ).all()
+
+
+@pytest.mark.parametrize("name", ["2r", "2r_limits", "2r_default", "2r_shifted_limits", "3r"])
+@pytest.mark.parametrize("branch", list(Branch))
+def test_batch_agrees_on_the_ring_edges(name, branch) -> None:
+    arm = ARMS[name]
+    inner, outer = arm.ring
+    tolerance = arm.edge_tolerance
+    radii = [inner, outer, outer + 0.5 * tolerance, outer + 2 * tolerance]
+    radii += [r for r in (inner - 0.5 * tolerance, inner - 2 * tolerance) if r > 0]
+    angles = np.linspace(-math.pi, math.pi, 25)
+    x = np.array([r * math.cos(a) for r in radii for a in angles])
+    y = np.array([r * math.sin(a) for r in radii for a in angles])
+    batch = arm.solve_batch(x, y, branch=branch)
+    for i in range(len(x)):
+        scalar = arm.solve(x[i], y[i], branch=branch)
+        assert batch.status[i] == scalar.status, (i, scalar.message)
+        if scalar.ok:
+            assert same_configuration(batch.joints[i], scalar.joints, 1e-6)

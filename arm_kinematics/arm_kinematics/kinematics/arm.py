@@ -53,7 +53,7 @@ _PI = math.pi
 _INF = math.inf
 _atan2 = math.atan2
 _sqrt = math.sqrt
-_hypot = math.hypot
+_hypot = math.hypot  # messages only: radii are sqrt(x * x + y * y), bit-identical in numpy
 _isfinite = math.isfinite
 _cos = math.cos
 _sin = math.sin
@@ -191,7 +191,19 @@ class PlanarArm:
         )
         self._fast = n == 2 and (self._fast_limited or not self._any_limits)
         (lo1, hi1), (lo2, hi2) = self.joint_limits[:2]
-        self._fast_limits = (lo1, hi1, lo2, hi2)
+        self._fast_constants = (
+            l1,
+            l2,
+            self._k,
+            self._l1sq_l2sq,
+            self._ring_min,
+            self._ring_max,
+            lo1,
+            hi1,
+            lo2,
+            hi2,
+            self._fast_limited,
+        )
 
     # --- construction ---------------------------------------------------------------------
 
@@ -459,7 +471,7 @@ class PlanarArm:
         (phi - beta, t2), the elbow-up one (phi + beta, -t2). None when the point lies outside
         the ring by more than edge_tolerance. Only atan2 and sqrt: no acos domain errors.
         """
-        r = _hypot(x, y)
+        r = _sqrt(x * x + y * y)
         outer = self._ring_max
         inner = self._ring_min
         if r > outer:
@@ -530,58 +542,46 @@ class PlanarArm:
         feasible one whose smallest distance to a limit is largest (elbow up on a tie, e.g.
         without limits). Never raises: bad numbers give INVALID_INPUT.
         """
-        if (
+        # The common case, inlined for speed: 2R, no heading, float inputs, both joints limited
+        # within (-pi, pi) or both continuous. Anything unusual (off or on the ring's edge, an
+        # explicitly requested branch out of limits, NaN) takes the general path, which gives
+        # the same answer for the same input (a test checks it).
+        if branch.__class__ is int:
+            branch = _BRANCH_BY_VALUE.get(branch, branch)
+        if not (
             self._fast
             and heading is None
             and x.__class__ is float
             and y.__class__ is float
             and branch.__class__ is Branch
         ):
-            if current is None:
-                return self._solve_2r_fast(x, y, branch, None, 0.0, 0.0)
-            if current.__class__ is tuple and len(current) == 2:
-                c1, c2 = current
-                if c1.__class__ is float and c2.__class__ is float and c1 - c1 == c2 - c2 == 0.0:
-                    return self._solve_2r_fast(x, y, branch, current, c1, c2)
-        return self._solve_any(x, y, heading, branch, current)
-
-    def _solve_2r_fast(
-        self,
-        x: float,
-        y: float,
-        branch: Branch,
-        current: tuple[float, float] | None,
-        c1: float,
-        c2: float,
-    ) -> IkResult:
-        """The common case, inlined for speed: 2R, no heading, float inputs, both joints limited
-        within (-pi, pi) or both continuous. Anything unusual (off the ring, an explicitly
-        requested branch out of limits, NaN) goes to the general path, which gives the same
-        answer for the same input."""
-        r = _hypot(x, y)
-        outer = self._ring_max
-        inner = self._ring_min
+            return self._solve_any(x, y, heading, branch, current)
+        if current is not None:
+            if current.__class__ is not tuple or len(current) != 2:
+                return self._solve_any(x, y, heading, branch, current)
+            c1, c2 = current
+            if not (c1.__class__ is float and c2.__class__ is float and c1 - c1 == c2 - c2 == 0.0):
+                return self._solve_any(x, y, heading, branch, current)
+        l1, l2, k, l1sq_l2sq, inner, outer, lo1, hi1, lo2, hi2, limited = self._fast_constants
+        r = _sqrt(x * x + y * y)
         if not inner < r < outer:  # also NaN and infinity
             return self._solve_any(x, y, None, branch, current)
-        l2 = self._l2
-        k = self._k
         s2 = _sqrt((outer - r) * (outer + r) * (r - inner) * (r + inner)) / k
-        cos2 = (r * r - self._l1sq_l2sq) / k
+        cos2 = (r * r - l1sq_l2sq) / k
         phi = _atan2(y, x)
-        beta = _atan2(l2 * s2, self._l1 + l2 * cos2)
+        beta = _atan2(l2 * s2, l1 + l2 * cos2)
         t2 = _atan2(s2, cos2)
+        if t2 <= 0.0 or t2 >= _PI:  # exactly on an edge: the general path names it
+            return self._solve_any(x, y, None, branch, current)
         up1 = phi + beta
         if up1 > _PI:
             up1 -= TAU
         down1 = phi - beta
         if down1 <= -_PI:
             down1 += TAU
-        if t2 <= 0.0 or t2 >= _PI:  # exactly on an edge: the general path names it
-            return self._solve_any(x, y, None, branch, current)
         up = (up1, -t2)
         down = (down1, t2)
-        lo1, hi1, lo2, hi2 = self._fast_limits
-        if self._fast_limited:
+        if limited:
             up_ok = lo1 <= up1 <= hi1 and lo2 <= -t2 <= hi2
             down_ok = lo1 <= down1 <= hi1 and lo2 <= t2 <= hi2
             if not (up_ok and down_ok):
@@ -605,37 +605,50 @@ class PlanarArm:
                     message += " (the only branch within limits)"
                 if s2 < self.singularity_margin:
                     return self._singular_result(chosen, None, s2, message)
-                return make_result(_OK, chosen, message, None, self._l1l2 * s2)
+                return make_result(_OK, chosen, message, None, l1 * l2 * s2)
         if branch is _UP:
             chosen, other, message = up, down, "OK: solved elbow up"
         elif branch is _DOWN:
             chosen, other, message = down, up, "OK: solved elbow down"
         elif current is not None and branch is _CLOSEST:
-            if self._fast_limited:
-                du1, du2, dd1, dd2 = up1 - c1, -t2 - c2, down1 - c1, t2 - c2
-            else:
-                du1 = wrap_angle(up1 - c1)
-                du2 = wrap_angle(-t2 - c2)
-                dd1 = wrap_angle(down1 - c1)
-                dd2 = wrap_angle(t2 - c2)
+            du1 = up1 - c1
+            du2 = -t2 - c2
+            dd1 = down1 - c1
+            dd2 = t2 - c2
+            if not limited:
+                du1 = wrap_angle(du1)
+                du2 = wrap_angle(du2)
+                dd1 = wrap_angle(dd1)
+                dd2 = wrap_angle(dd2)
             if dd1 * dd1 + dd2 * dd2 < du1 * du1 + du2 * du2:
                 chosen, other, message = down, up, _MSG_DOWN_CLOSEST
             else:
                 chosen, other, message = up, down, _MSG_UP_CLOSEST
-        else:
-            if self._fast_limited:
-                margin_up = min(up1 - lo1, hi1 - up1, -t2 - lo2, hi2 + t2)
-                margin_down = min(down1 - lo1, hi1 - down1, t2 - lo2, hi2 - t2)
-                down_wins = margin_down > margin_up
-            else:
-                down_wins = False
-            if down_wins:
+        elif limited:
+            # Smallest distance to a limit of each branch, as _limit_margin, without min().
+            margin_up = up1 - lo1
+            if hi1 - up1 < margin_up:
+                margin_up = hi1 - up1
+            if -t2 - lo2 < margin_up:
+                margin_up = -t2 - lo2
+            if hi2 + t2 < margin_up:
+                margin_up = hi2 + t2
+            margin_down = down1 - lo1
+            if hi1 - down1 < margin_down:
+                margin_down = hi1 - down1
+            if t2 - lo2 < margin_down:
+                margin_down = t2 - lo2
+            if hi2 - t2 < margin_down:
+                margin_down = hi2 - t2
+            if margin_down > margin_up:
                 chosen, other, message = down, up, _MSG_DOWN_MARGIN
             else:
                 chosen, other, message = up, down, _MSG_UP_MARGIN
+        else:
+            chosen, other, message = up, down, _MSG_UP_MARGIN  # no limits: margins tie
         if s2 < self.singularity_margin:
             return self._singular_result(chosen, other, s2, message)
-        return make_result(_OK, chosen, message, other, self._l1l2 * s2)
+        return make_result(_OK, chosen, message, other, l1 * l2 * s2)
 
     def _singular_result(
         self, chosen: tuple, other: tuple | None, s2: float, ok_message: str
@@ -701,7 +714,7 @@ class PlanarArm:
         """solve() on checked inputs; heading required for 3R."""
         # 1. The ring, on the radius only.
         if self.n_joints == 2:
-            r = _hypot(x, y)
+            r = _sqrt(x * x + y * y)
             if (
                 not self._ring_min - self.edge_tolerance
                 <= r
@@ -709,7 +722,7 @@ class PlanarArm:
             ):
                 return self._ring_failure(r, x, y, (self._ring_min, self._ring_max))
         else:
-            r = _hypot(x, y)
+            r = _sqrt(x * x + y * y)
             inner, outer = self.ring
             if not inner - self.edge_tolerance <= r <= outer + self.edge_tolerance:
                 return self._ring_failure(r, x, y, self.ring)

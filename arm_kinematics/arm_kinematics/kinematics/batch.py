@@ -103,7 +103,133 @@ def solve_batch(
         return _invalid(count, n)
 
     with np.errstate(invalid="ignore", over="ignore"):
+        if hs is None and arm._fast:
+            return _solve_2r_fast(arm, xs, ys, branch, ref)
         return _solve(arm, xs, ys, hs, branch, ref)
+
+
+def _solve_2r_fast(
+    arm: PlanarArm, xs: np.ndarray, ys: np.ndarray, branch: Branch, ref: np.ndarray | None
+) -> BatchResult:
+    """2R without headings, joints limited within (-pi, pi) or continuous: few array passes.
+
+    The same answers as `_solve` (and the scalar solve); written for speed: no hypot (slow in
+    numpy), arithmetic in place, the chosen elbow as a sign (joint 1 = phi + sign *
+    beta, joint 2 = -sign * t2, exact) instead of a select, failures handled only if any.
+    """
+    count = len(xs)
+    l1, l2 = arm.link_lengths
+    k = 2.0 * l1 * l2
+    inner, outer = abs(l1 - l2), l1 + l2
+    tolerance = arm.edge_tolerance
+    r2 = xs * xs
+    r2 += ys * ys
+    r = np.sqrt(r2)
+    c2 = r * r
+    c2 -= l1 * l1 + l2 * l2
+    c2 /= k
+    # sin(t2) from factors that keep their precision at both edges, as the scalar solve; beyond
+    # an edge (within the tolerance) the product is negative: on the edge, s2 = 0.
+    s2 = outer - r
+    s2 *= outer + r
+    s2 *= r - inner
+    s2 *= r + inner
+    np.maximum(s2, 0.0, out=s2)
+    np.sqrt(s2, out=s2)
+    s2 /= k
+    phi = np.arctan2(ys, xs)
+    t2 = np.arctan2(s2, c2)
+    c2 *= l2
+    c2 += l1
+    beta = np.arctan2(l2 * s2, c2)
+
+    limited = arm._fast_limited
+    sign: np.ndarray | float
+    feasible = None
+    if limited or (branch is Branch.CLOSEST and ref is not None):
+        up1 = phi + beta
+        up1 -= (up1 > _PI) * TAU
+        down1 = phi - beta
+        down1 += (down1 <= -_PI) * TAU
+    if limited:
+        (lo1, hi1), (lo2, hi2) = arm.joint_limits
+        lo1t, lo2t = lo1 - _LIMIT_TOLERANCE, lo2 - _LIMIT_TOLERANCE
+        hi1t, hi2t = hi1 + _LIMIT_TOLERANCE, hi2 + _LIMIT_TOLERANCE
+        # Elbow up has joint 2 = -t2, elbow down +t2 (t2 in [0, pi]).
+        up_ok = (up1 >= lo1t) & (up1 <= hi1t) & (t2 <= -lo2t) & (t2 >= -hi2t)
+        down_ok = (down1 >= lo1t) & (down1 <= hi1t) & (t2 >= lo2t) & (t2 <= hi2t)
+        down_ok &= (s2 != 0.0) | ~up_ok  # coincident branches: one configuration
+    if branch is Branch.ELBOW_UP:
+        sign = 1.0
+        if limited:
+            feasible = up_ok
+    elif branch is Branch.ELBOW_DOWN:
+        sign = -1.0
+        if limited:
+            feasible = down_ok | (up_ok & (s2 == 0.0))
+            sign = 1.0 - 2.0 * down_ok
+    else:
+        if branch is Branch.CLOSEST and ref is not None:
+            d1 = up1 - ref[:, 0]
+            d2 = -t2 - ref[:, 1]
+            e1 = down1 - ref[:, 0]
+            e2 = t2 - ref[:, 1]
+            if not limited:
+                for d in (d1, d2, e1, e2):
+                    d += _PI
+                    np.remainder(d, TAU, out=d)
+                    d -= _PI
+            d1 *= d1
+            d2 *= d2
+            d1 += d2
+            e1 *= e1
+            e2 *= e2
+            e1 += e2
+            take_down = e1 < d1
+        elif limited:
+            margin_up = np.minimum(up1 - lo1, hi1 - up1)
+            np.minimum(margin_up, -t2 - lo2, out=margin_up)
+            np.minimum(margin_up, hi2 + t2, out=margin_up)
+            margin_down = np.minimum(down1 - lo1, hi1 - down1)
+            np.minimum(margin_down, t2 - lo2, out=margin_down)
+            np.minimum(margin_down, hi2 - t2, out=margin_down)
+            take_down = margin_down > margin_up
+        else:
+            take_down = None  # margins tie without limits: elbow up
+        if limited:
+            take_down |= ~up_ok
+            take_down &= down_ok
+            feasible = up_ok | down_ok
+        sign = 1.0 if take_down is None else 1.0 - 2.0 * take_down
+
+    joints = np.empty((count, 2))
+    theta1 = sign * beta
+    theta1 += phi
+    theta1 -= (theta1 > _PI) * TAU
+    theta1 += (theta1 <= -_PI) * TAU
+    joints[:, 0] = theta1
+    theta2 = np.multiply(-sign, t2, out=t2) if isinstance(sign, np.ndarray) else -sign * t2
+    if (theta2 <= -_PI).any():  # elbow up at full fold: -pi is +pi
+        theta2[theta2 <= -_PI] = _PI
+    joints[:, 1] = theta2
+
+    status = (s2 < arm.singularity_margin).view(np.uint8)  # OK = 0, SINGULAR = 1
+    solved = feasible
+    if feasible is not None:
+        status = np.where(feasible, status, np.uint8(IkStatus.JOINT_LIMIT))
+    on_ring = (r <= outer + tolerance) & (r >= inner - tolerance)
+    if not on_ring.all():
+        solved = on_ring if solved is None else solved & on_ring
+        status = status.copy() if status.base is not None else status
+        status[r > outer + tolerance] = IkStatus.TOO_FAR
+        status[r < inner - tolerance] = IkStatus.TOO_CLOSE
+        status[~on_ring & ~(np.isfinite(xs) & np.isfinite(ys))] = IkStatus.INVALID_INPUT
+    manipulability = s2
+    manipulability *= l1 * l2
+    if solved is not None and not solved.all():
+        joints[~solved] = np.nan
+        manipulability[~solved] = 0.0
+    return BatchResult(status=status, joints=joints, manipulability=manipulability)
 
 
 def _solve(
@@ -127,7 +253,7 @@ def _solve(
     l1, l2 = arm.link_lengths[0], arm.link_lengths[1]
     inner, outer = abs(l1 - l2), l1 + l2
     tolerance = arm.edge_tolerance
-    r = np.hypot(xs, ys)
+    r = np.sqrt(xs * xs + ys * ys)  # as the scalar solve, to the bit
     tip_inner, tip_outer = (inner, outer) if n == 2 else arm.ring
     too_far = r > tip_outer + tolerance
     too_close = r < tip_inner - tolerance
@@ -139,7 +265,7 @@ def _solve(
             hs = _away_headings(arm, xs, ys, r)
         wx = xs - l3 * np.cos(hs)
         wy = ys - l3 * np.sin(hs)
-        wr = np.hypot(wx, wy)
+        wr = np.sqrt(wx * wx + wy * wy)
     else:
         wx, wy, wr = xs, ys, r
     off_ring = (wr > outer + tolerance) | (wr < inner - tolerance)
