@@ -10,7 +10,7 @@ setup:
 	bash scripts/setup.sh
 
 run: setup
-	$(ENV) && exec bash scripts/run.sh
+	$(ENV) && exec bash scripts/run.sh $(ARGS)
 
 lint: setup
 	$(ENV) && ruff check . && ruff format --check .

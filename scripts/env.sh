@@ -11,5 +11,7 @@ if [ "${1:-}" != "--no-install" ] && [ -f "$_ak_root/install/setup.bash" ]; then
   set +u
   # shellcheck disable=SC1091
   source "$_ak_root/install/setup.bash"
+  # Where ros2 run would look; without ros2cli the console scripts are run by name from here.
+  export PATH="$_ak_root/install/arm_kinematics/lib/arm_kinematics:$PATH"
 fi
 unset _ak_root

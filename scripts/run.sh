@@ -1,5 +1,13 @@
 #!/usr/bin/env bash
-# What `make run` starts, in the environment of scripts/env.sh. Grows with the stack: until the
-# nodes exist it prints a tour of the kinematics core.
+# What `make run` starts, in the environment of scripts/env.sh: the whole stack (hardware node on
+# the simulated backend, IK node, trajectory node, robot_description) in one process, until Ctrl-C.
+# Extra arguments go to `bringup` (e.g. `make run ARGS="--namespace left_arm"`).
 set -euo pipefail
-exec kinematics_tour "$@"
+cat >&2 <<'TXT'
+[run] starting the arm (simulated servos). In another shell, `source scripts/env.sh`, then try:
+[run]   ik_client solve 0.12 0.05            # IK with both elbows
+[run]   ik_client fk --joints 30 45          # FK (degrees at the command line)
+[run]   move_arm 0.10 0.10                   # straight-line move, feedback and result
+[run] Ctrl-C stops it (servos released, exit 0).
+TXT
+exec bringup "$@"

@@ -134,6 +134,7 @@ class ArmConfig:
             joint_limits=self.joint_limits,
             singularity_margin=self.singularity_margin,
             edge_tolerance=self.edge_tolerance,
+            joint_names=self.joint_names,
         )
 
     @classmethod
