@@ -1,0 +1,62 @@
+"""The kinematics tour (console script kinematics_tour) prints the right numbers."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from arm_kinematics.cli.tour import main
+from arm_kinematics.config import ArmConfig, default_config_path
+
+
+def test_tour_of_the_default_arm(capsys) -> None:
+    main([])
+    out = capsys.readouterr().out
+    config = ArmConfig.from_file()
+    l1, l2 = config.link_lengths
+    a, b = math.radians(30), math.radians(75)
+    # FK of (30, 45) deg by the closed form, independently of the core.
+    x, y = l1 * math.cos(a) + l2 * math.cos(b), l1 * math.sin(a) + l2 * math.sin(b)
+    assert f"tip            x = {x:.5f} m, y = {y:.5f} m, heading = 75.00 deg (1.3090 rad)" in out
+    assert f"end of link 1  x = {l1 * math.cos(a):.5f} m, y = {l1 * math.sin(a):.5f} m" in out
+    # Both elbows, each checked by FK to rounding.
+    assert "elbow_up:\n    status OK (0)" in out
+    assert "elbow -45.00 deg (-0.7854 rad)" in out
+    assert "elbow_down:\n    status OK (0)" in out
+    assert out.count("distance to the target") >= 3
+    for line in out.splitlines():
+        if "distance to the target" in line:
+            assert float(line.rsplit(" ", 2)[-2]) < 1e-12
+    # CLOSEST from home (0, 45 deg) keeps elbow down: 30 deg of shoulder motion.
+    assert "least motion from current" in out
+    assert "joint motion from home: 0.5236 rad (30.00 deg)" in out
+    assert "status TOO_FAR (2)" in out
+    assert "status TOO_CLOSE (3)" in out
+    assert "status JOINT_LIMIT (4)" in out
+    # The line from the home tip to the tip above: ceil(length / max_step) steps.
+    hx, hy = l1 + l2 * math.cos(math.pi / 4), l2 * math.sin(math.pi / 4)
+    steps = math.ceil(math.hypot(x - hx, y - hy) / config.trajectory.default_max_step)
+    assert f"{steps} of {steps} steps feasible (100.0 %)" in out
+    speed = config.trajectory.default_speed
+    assert f"tool speed {speed:.4f} .. {speed:.4f} m/s" in out
+
+
+def test_tour_of_a_3r_arm(capsys) -> None:
+    path = Path(default_config_path()).with_name("arm_3r.yaml")
+    if not path.is_file():
+        path = Path(__file__).resolve().parent.parent / "config" / "arm_3r.yaml"
+    main(["--config", str(path)])
+    out = capsys.readouterr().out
+    assert "Arm: 3 joints" in out
+    assert "with heading 15.00 deg (0.2618 rad)" in out
+    assert "heading = 15.00 deg (0.2618 rad); distance to the target" in out
+    assert "status TOO_FAR (2)" in out
+
+
+def test_tour_with_a_bad_config_exits_2(capsys, tmp_path) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--config", str(tmp_path / "missing.yaml")])
+    assert exit_info.value.code == 2
+    assert "cannot be read" in capsys.readouterr().err
