@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Sequence
 
@@ -172,7 +173,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ConfigError as error:
         print(f"kinematics_tour: {error}", file=sys.stderr)
         sys.exit(2)
-    print("\n".join(tour(config)))
+    try:
+        print("\n".join(tour(config)), flush=True)
+    except BrokenPipeError:  # piped into `head`: stop quietly, as a shell tool does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":
