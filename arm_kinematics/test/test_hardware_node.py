@@ -24,7 +24,7 @@ from rcl_interfaces.msg import Log
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_helpers import RosGraph, ros_graph, wait_for
+from ros_helpers import RosGraph, ros_graph, start_node_process, stop_process, wait_for
 from sensor_msgs.msg import JointState
 
 from arm_kinematics.config import ArmConfig
@@ -369,6 +369,17 @@ def test_namespace_moves_the_topics_but_not_diagnostics(graph: RosGraph) -> None
     assert status.name == "/arm1/hardware_node: servos"
     probe.send_deg(shoulder=5.0, elbow=5.0)
     wait_for(lambda: node.counters.commands_accepted == 1, what="/arm1/joint_commands")
+
+
+def test_ctrl_c_releases_the_servos_and_exits_cleanly(graph: RosGraph) -> None:
+    process = start_node_process(executable("hardware_node"))
+    try:
+        Probe(graph).joint_states.wait_for_more(1, "joint_states from the process")
+    finally:
+        code, output = stop_process(process)  # SIGINT to its process group, like Ctrl-C
+    assert code == 0, output
+    assert "servos released (PWM off)" in output
+    assert "Traceback" not in output
 
 
 def test_servokit_without_a_board_exits_with_one_clear_line() -> None:
