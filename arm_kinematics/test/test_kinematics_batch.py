@@ -134,3 +134,24 @@ def test_batch_agrees_on_the_ring_edges(name, branch) -> None:
         assert batch.status[i] == scalar.status, (i, scalar.message)
         if scalar.ok:
             assert same_configuration(batch.joints[i], scalar.joints, 1e-6)
+
+
+@pytest.mark.parametrize("name", ["2r_default", "3r"])
+def test_batch_longer_than_one_block(name) -> None:
+    from arm_kinematics.kinematics.batch import CHUNK
+
+    arm = ARMS[name]
+    count = 2 * CHUNK + 7
+    x, y, headings, current = targets(arm, count, seed=9)
+    heading = headings if arm.n_joints == 3 else None
+    batch = arm.solve_batch(x, y, heading, Branch.CLOSEST, current)
+    assert len(batch) == count
+    rng = np.random.default_rng(2)
+    rows = [0, CHUNK - 1, CHUNK, 2 * CHUNK, count - 1, *rng.integers(0, count, 200).tolist()]
+    for i in rows:
+        scalar = arm.solve(
+            x[i], y[i], None if heading is None else heading[i], Branch.CLOSEST, tuple(current[i])
+        )
+        assert batch.status[i] == scalar.status
+        if scalar.ok:
+            assert same_configuration(batch.joints[i], scalar.joints, 1e-9)

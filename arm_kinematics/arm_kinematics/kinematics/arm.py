@@ -548,6 +548,10 @@ class PlanarArm:
         # the same answer for the same input (a test checks it).
         if branch.__class__ is int:
             branch = _BRANCH_BY_VALUE.get(branch, branch)
+        if x.__class__ is not float and isinstance(x, float):  # numpy.float64 and the like
+            x = float(x)
+        if y.__class__ is not float and isinstance(y, float):
+            y = float(y)
         if not (
             self._fast
             and heading is None
@@ -557,14 +561,23 @@ class PlanarArm:
         ):
             return self._solve_any(x, y, heading, branch, current)
         if current is not None:
-            if current.__class__ is not tuple or len(current) != 2:
+            if (current.__class__ is not tuple and current.__class__ is not list) or len(
+                current
+            ) != 2:
                 return self._solve_any(x, y, heading, branch, current)
             c1, c2 = current
+            if c1.__class__ is not float and isinstance(c1, float):
+                c1 = float(c1)
+            if c2.__class__ is not float and isinstance(c2, float):
+                c2 = float(c2)
             if not (c1.__class__ is float and c2.__class__ is float and c1 - c1 == c2 - c2 == 0.0):
                 return self._solve_any(x, y, heading, branch, current)
         l1, l2, k, l1sq_l2sq, inner, outer, lo1, hi1, lo2, hi2, limited = self._fast_constants
         r = _sqrt(x * x + y * y)
         if not inner < r < outer:  # also NaN and infinity
+            tolerance = self.edge_tolerance
+            if (r > outer + tolerance or r < inner - tolerance) and r - r == 0.0:
+                return self._ring_failure(r, x, y, (inner, outer))  # as the general path
             return self._solve_any(x, y, None, branch, current)
         s2 = _sqrt((outer - r) * (outer + r) * (r - inner) * (r + inner)) / k
         cos2 = (r * r - l1sq_l2sq) / k
@@ -597,6 +610,11 @@ class PlanarArm:
                     refused = branch is _UP
                     message = "OK: solved elbow down"
                 else:
+                    tol = LIMIT_TOLERANCE
+                    if not (
+                        lo1 - tol <= up1 <= hi1 + tol and lo2 - tol <= -t2 <= hi2 + tol
+                    ) and not (lo1 - tol <= down1 <= hi1 + tol and lo2 - tol <= t2 <= hi2 + tol):
+                        return self._limit_failure(branch, up, down, None, None)  # as general
                     return self._solve_any(x, y, None, branch, current)
                 tol = LIMIT_TOLERANCE
                 if refused or (lo1 - tol <= out1 <= hi1 + tol and lo2 - tol <= out2 <= hi2 + tol):
