@@ -9,7 +9,8 @@
    PCA9685 code) over the tests' fake I2C bus and a commander node, on one MultiThreadedExecutor
    as the bringup does. Per command (the arm at rest before it): perf_counter from `publish()` to
    the first PWM register write. Interleaved with it, the BASELINE: publish() to the entry of a
-   bare subscription callback on the same executor (what rclpy alone costs).
+   bare subscription callback on the same executor (what rclpy alone costs), and the node's own
+   share: its callback called directly (no DDS) to the register write.
 
 Targets (issue 5): p99 jitter < 5 ms at 50 Hz; command -> write p99 < 5 ms. The machine is
 shared, so each figure is printed beside its baseline measured at the same time, and the ratio.
@@ -196,6 +197,7 @@ def measure_command_to_write(samples: int) -> dict[str, tuple[float, float, floa
     spinner.start()
     latencies: list[float] = []
     baseline: list[float] = []
+    in_node: list[float] = []
     try:
         wait_until(
             lambda: (
@@ -212,27 +214,37 @@ def measure_command_to_write(samples: int) -> dict[str, tuple[float, float, floa
             echo_publisher.publish(msg)
             if not echoed.wait(TIMEOUT_S):
                 raise SystemExit("bench_hardware: the baseline message never arrived")
-            # Small alternating moves (2 degrees: a 17 ms ramp) so the arm is at rest before
-            # each command: the first write after publish() is this command's.
-            target = (math.radians(2.0 if k % 2 == 0 else 0.0), elbow)
-            msg = JointState(name=list(config.joint_names), position=list(target))
-            mark = bus.mark()
-            sent_command = time.perf_counter()
-            commands.publish(msg)
-            write = bus.wait_for_pwm_write(mark, TIMEOUT_S)
-            if write is None:
-                raise SystemExit("bench_hardware: the command was never written to the bus")
-            if k >= 10:  # warm-up
+            # Small moves (2 degrees: a 17 ms ramp) so the arm is at rest before each command:
+            # the first write after it is this command's. Out through DDS, back by a direct
+            # call of the callback (the node's own work, without rclpy).
+            for via_dds, degrees in ((True, 2.0), (False, 0.0)):
+                target = (math.radians(degrees), elbow)
+                msg = JointState(name=list(config.joint_names), position=list(target))
+                mark = bus.mark()
+                start = time.perf_counter()
+                if via_dds:
+                    commands.publish(msg)
+                else:
+                    hardware._on_command(msg)
+                write = bus.wait_for_pwm_write(mark, TIMEOUT_S)
+                if write is None:
+                    raise SystemExit("bench_hardware: the command was never written to the bus")
+                if k >= 10:  # warm-up
+                    (latencies if via_dds else in_node).append(write.time_s - start)
+                wait_until(lambda t=target: hardware.positions == t, "the arm at rest")
+            if k >= 10:
                 baseline.append(echo_times[-1] - sent)
-                latencies.append(write.time_s - sent_command)
-            wait_until(lambda t=target: hardware.positions == t, "the arm at rest")
     finally:
         executor.shutdown(timeout_sec=5.0)
         for node in (hardware, client, echo_node):
             node.destroy_node()
         rclpy.shutdown(context=context)
         spinner.join(timeout=10.0)
-    return {"hardware_node": percentiles_ms(latencies), "baseline": percentiles_ms(baseline)}
+    return {
+        "hardware_node": percentiles_ms(latencies),
+        "baseline": percentiles_ms(baseline),
+        "in_node": percentiles_ms(in_node),
+    }
 
 
 def print_row(label: str, figures: tuple[float, float, float], baseline: tuple, note: str) -> None:
@@ -272,6 +284,11 @@ def main() -> None:
     result = measure_command_to_write(options.samples)
     print("joint_commands publish() -> first PWM register write (one process, fake bus):")
     print_row("command -> write", result["hardware_node"], result["baseline"], "  (target < 5 ms)")
+    p50, p99, worst = result["in_node"]
+    print(
+        f"  {'of which the node itself':<24} p50 {p50:6.3f} ms  p99 {p99:6.3f} ms  "
+        f"max {worst:6.3f} ms   (callback called directly: validation, ramp step, ServoKit, bus)"
+    )
     print(f"load average after: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
 
