@@ -6,6 +6,7 @@ import contextlib
 import signal
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
@@ -58,6 +59,7 @@ def run_nodes(factories: Sequence[Callable[[], Node]], args: list[str] | None = 
         while closer.is_alive():
             with contextlib.suppress(Exception):
                 executor.spin_once(timeout_sec=_STOP_POLL_S)
+        _wait_for_callbacks_in_flight(executor)
         for node in reversed(nodes):
             node.destroy_node()
         executor.shutdown()
@@ -65,6 +67,19 @@ def run_nodes(factories: Sequence[Callable[[], Node]], args: list[str] | None = 
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     return 0
+
+
+def _wait_for_callbacks_in_flight(executor: MultiThreadedExecutor) -> None:
+    """Let the callbacks already handed to the executor's thread pool finish.
+
+    rclpy 7.1's Executor.shutdown() marks itself shut down before it checks whether to wait, so
+    it never waits; a callback still running then triggers the executor's destroyed guard
+    condition and Python prints "exception was never retrieved: cannot use Destroyable". No
+    spin_once runs any more at this point, so nothing new is submitted to the pool.
+    """
+    pool = getattr(executor, "_executor", None)
+    if isinstance(pool, ThreadPoolExecutor):
+        pool.shutdown(wait=True)
 
 
 def _close_nodes(nodes: Sequence[Node]) -> None:
