@@ -307,4 +307,5 @@ def test_two_bringups_in_two_namespaces_do_not_cross_talk() -> None:
     for ns, (code, output) in exits.items():
         assert code == 0, f"{ns} exited {code}:\n{output}"
         assert "Traceback" not in output, output
+        assert "never retrieved" not in output, output
         assert "servos released" in output, output

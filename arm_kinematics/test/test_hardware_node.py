@@ -380,6 +380,7 @@ def test_ctrl_c_releases_the_servos_and_exits_cleanly(graph: RosGraph) -> None:
     assert code == 0, output
     assert "servos released (PWM off)" in output
     assert "Traceback" not in output
+    assert "never retrieved" not in output  # no callback outlived the executor
 
 
 def test_servokit_without_a_board_exits_with_one_clear_line() -> None:
