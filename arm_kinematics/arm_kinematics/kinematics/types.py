@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from enum import IntEnum
+from typing import Any
+
+try:  # the C accessor behind collections.namedtuple's fields (fast attribute reads)
+    from _collections import _tuplegetter
+except ImportError:  # other Python implementations: what namedtuple itself falls back to
+    from operator import itemgetter as _itemgetter
+
+    def _tuplegetter(index: int, doc: str) -> Any:
+        return property(_itemgetter(index), doc=doc)
 
 
 class IkStatus(IntEnum):
@@ -43,44 +52,126 @@ class PlanStatus(IntEnum):
     JOINT_JUMP = 100  # a step's joints moved more than max_joint_step: a silent branch flip
 
 
-@dataclass(frozen=True)
-class IkResult:
-    """One IK answer.
+class DeferredText:
+    """A message formatted on first use: `build(*args)`, then cached.
+
+    Most IkResult messages are never read (a planner solving thousands of points reads the
+    status and joints), and formatting floats costs more than the whole solve. `build` must be
+    a pure function of `args` (immutable values), so that the text does not depend on when it
+    is first read.
+    """
+
+    __slots__ = ("_args", "_build", "_text")
+
+    def __init__(self, build: Callable[..., str], *args: Any) -> None:
+        self._build = build
+        self._args = args
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        text = self._text
+        if text is None:
+            # Concurrent first reads may both format; they get the same text.
+            text = self._text = self._build(*self._args)
+            self._args = ()
+        return text
+
+    def __repr__(self) -> str:
+        return repr(str(self))
+
+
+_tuple_new = tuple.__new__
+
+
+class IkResult(tuple):
+    """One IK answer (immutable).
 
     `joints` (radians, relative joint angles) is set only for OK and SINGULAR. `alternative` is
     the other elbow branch's joints when it is feasible too (within limits, meeting the heading)
     and distinct from `joints`. `manipulability` is sqrt(det(Jp Jp^T)) of the position Jacobian
-    at `joints` (m^2), 0.0 without a solution.
+    at `joints` (m^2), 0.0 without a solution. `message` is the human-readable outcome.
+
+    Read the fields by name. It is built like a `collections.namedtuple` (a tuple with named,
+    read-only fields: about half the cost of a frozen dataclass, which matters because a solve
+    takes well under a microsecond) and compares, hashes, prints and pickles like the frozen
+    dataclass it replaces: by its five fields, equal only to another IkResult, not ordered.
+    The message may be stored unformatted (a DeferredText) and is formatted on first read.
     """
 
-    status: IkStatus
-    joints: tuple[float, ...] | None
-    message: str
-    alternative: tuple[float, ...] | None = None
-    manipulability: float = 0.0
+    __slots__ = ()
+
+    status: IkStatus = _tuplegetter(0, "IkStatus of the solve.")  # type: ignore[assignment]
+    joints: tuple[float, ...] | None = _tuplegetter(  # type: ignore[assignment]
+        1, "Joint angles (rad), or None without a solution."
+    )
+    alternative: tuple[float, ...] | None = _tuplegetter(  # type: ignore[assignment]
+        3, "The other elbow branch's joints (rad) when it is feasible too, else None."
+    )
+    manipulability: float = _tuplegetter(  # type: ignore[assignment]
+        4, "Manipulability at `joints` (m^2), 0.0 without a solution."
+    )
+
+    def __new__(
+        cls,
+        status: IkStatus,
+        joints: tuple[float, ...] | None,
+        message: str | DeferredText,
+        alternative: tuple[float, ...] | None = None,
+        manipulability: float = 0.0,
+    ) -> IkResult:
+        return _tuple_new(cls, (status, joints, message, alternative, manipulability))
+
+    @property
+    def message(self) -> str:
+        """What happened, in words (the status name first)."""
+        message = self[2]
+        return message if message.__class__ is str else str(message)
 
     @property
     def ok(self) -> bool:
         """True when `joints` holds a solution (OK or SINGULAR)."""
         return self.status <= 1
 
+    def _fields(self) -> tuple:
+        status, joints, _, alternative, manipulability = self
+        return (status, joints, self.message, alternative, manipulability)
 
-_new_object = object.__new__
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            # Not equal to a plain tuple of the same items (tuple's own == would say so).
+            return False if isinstance(other, tuple) else NotImplemented
+        return self._fields() == other._fields()  # type: ignore[attr-defined]
+
+    def __ne__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return True if isinstance(other, tuple) else NotImplemented
+        return self._fields() != other._fields()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def _not_ordered(self, other: object) -> bool:
+        return NotImplemented
+
+    __lt__ = __le__ = __gt__ = __ge__ = _not_ordered
+
+    def __repr__(self) -> str:
+        status, joints, message, alternative, manipulability = self._fields()
+        return (
+            f"IkResult(status={status!r}, joints={joints!r}, message={message!r}, "
+            f"alternative={alternative!r}, manipulability={manipulability!r})"
+        )
+
+    def __getnewargs__(self) -> tuple:  # copy and pickle: the formatted message
+        return self._fields()
 
 
 def make_result(
     status: IkStatus,
     joints: tuple[float, ...] | None,
-    message: str,
+    message: str | DeferredText,
     alternative: tuple[float, ...] | None = None,
     manipulability: float = 0.0,
 ) -> IkResult:
-    """Build an IkResult without the frozen dataclass __init__ (3x faster; same object)."""
-    result = _new_object(IkResult)
-    fields = result.__dict__
-    fields["status"] = status
-    fields["joints"] = joints
-    fields["message"] = message
-    fields["alternative"] = alternative
-    fields["manipulability"] = manipulability
-    return result
+    """An IkResult (the solvers inline `_tuple_new(IkResult, ...)` on their hot paths)."""
+    return _tuple_new(IkResult, (status, joints, message, alternative, manipulability))
