@@ -44,12 +44,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .angles import TAU, wrap_angle
-from .types import Branch, IkResult, IkStatus, make_result
+from .types import Branch, DeferredText, IkResult, IkStatus
 
 if TYPE_CHECKING:
     from .batch import BatchResult
 
 _PI = math.pi
+_MINUS_PI = -math.pi
 _INF = math.inf
 _atan2 = math.atan2
 _sqrt = math.sqrt
@@ -57,6 +58,7 @@ _hypot = math.hypot  # messages only: radii are sqrt(x * x + y * y), bit-identic
 _isfinite = math.isfinite
 _cos = math.cos
 _sin = math.sin
+_tuple_new = tuple.__new__  # IkResult(...) without the Python-level __new__ (hot path)
 
 _OK = IkStatus.OK
 _SINGULAR = IkStatus.SINGULAR
@@ -87,11 +89,151 @@ _MSG_UP_CLOSEST = "OK: solved elbow up (least motion from current)"
 _MSG_DOWN_CLOSEST = "OK: solved elbow down (least motion from current)"
 _MSG_UP_MARGIN = "OK: solved elbow up (largest joint-limit margin)"
 _MSG_DOWN_MARGIN = "OK: solved elbow down (largest joint-limit margin)"
+_MSG_UP = "OK: solved elbow up"
+_MSG_DOWN = "OK: solved elbow down"
+_MSG_UP_ONLY = "OK: solved elbow up (the only branch within limits)"
+_MSG_DOWN_ONLY = "OK: solved elbow down (the only branch within limits)"
 _HEADING_SAMPLES = 48  # per reachable heading interval, for the 3R free-heading search
 
 
 def _deg(angle: float) -> str:
     return f"{math.degrees(angle):.2f} deg"
+
+
+# Message texts, built only when a result's message is read (DeferredText): formatting floats
+# costs more than a solve. Each takes the values it prints (immutable), nothing that may change.
+
+
+def _too_far_text(x: float, y: float, r: float, outer: float) -> str:
+    return (
+        f"TOO_FAR: target ({x:.6g}, {y:.6g}) m is {r:.6g} m from the base, beyond the arm's "
+        f"reach of {outer:.6g} m (by {r - outer:.3g} m)"
+    )
+
+
+def _too_close_text(x: float, y: float, r: float, inner: float) -> str:
+    return (
+        f"TOO_CLOSE: target ({x:.6g}, {y:.6g}) m is {r:.6g} m from the base, inside the "
+        f"unreachable hole of radius {inner:.6g} m around the base (by {inner - r:.3g} m)"
+    )
+
+
+def _singular_text(ok_message: str | DeferredText, s2: float, margin: float) -> str:
+    return (
+        f"SINGULAR: {str(ok_message)[4:]}, but |sin(joint 2)| = {s2:.3g} is below the "
+        f"singularity margin {margin:g}: slow down"
+    )
+
+
+def _solved_text(joints: tuple[float, ...], coincident: bool, reason: str) -> str:
+    if coincident:
+        shape = "at full fold" if abs(joints[1]) > 1.0 else "at full stretch"
+    else:
+        shape = "elbow up" if joints[1] < 0.0 else "elbow down"
+    return f"OK: solved {shape}{reason}"
+
+
+def _heading_note_text(result: IkResult, heading: float, rule: str) -> str:
+    return f"{result.message}; heading {_deg(wrap_angle(heading))} chosen ({rule})"
+
+
+def _heading_mismatch_text(
+    x: float, y: float, heading: float, raw_up: tuple[float, ...], raw_down: tuple[float, ...]
+) -> str:
+    up_heading = wrap_angle(raw_up[0] + raw_up[1])
+    down_heading = wrap_angle(raw_down[0] + raw_down[1])
+    return (
+        f"ORIENTATION_UNREACHABLE: a 2-joint arm reaches ({x:.6g}, {y:.6g}) only with "
+        f"heading {_deg(up_heading)} (elbow up) or {_deg(down_heading)} (elbow down), "
+        f"not the requested {_deg(heading)}"
+    )
+
+
+def _wrong_elbow_heading_text(
+    x: float, y: float, heading: float, raw: tuple[float, ...], elbow: str, other: str
+) -> str:
+    reached = wrap_angle(raw[0] + raw[1])
+    return (
+        f"ORIENTATION_UNREACHABLE: {elbow} reaches ({x:.6g}, {y:.6g}) with heading "
+        f"{_deg(reached)}, not {_deg(heading)}; {other} has the requested heading"
+    )
+
+
+def _orientation_3r_text(
+    x: float,
+    y: float,
+    heading: float,
+    wrist: tuple[float, float],
+    ring: tuple[float, float],
+    intervals: list[tuple[float, float]],
+) -> str:
+    if intervals:
+        reachable = "; reachable headings there: " + ", ".join(
+            f"[{_deg(wrap_angle(lo))}, {_deg(wrap_angle(lo) + hi - lo)}]" for lo, hi in intervals
+        )
+    else:
+        reachable = ""
+    wx, wy = wrist
+    return (
+        f"ORIENTATION_UNREACHABLE: ({x:.6g}, {y:.6g}) is reachable but not with heading "
+        f"{_deg(heading)}: the wrist point ({wx:.6g}, {wy:.6g}) is "
+        f"{_hypot(wx, wy):.6g} m from the base, outside the ring "
+        f"[{ring[0]:.6g}, {ring[1]:.6g}] m of links 1-2{reachable}"
+    )
+
+
+def _violation_words(
+    joints: tuple[float, ...],
+    limits: tuple[tuple[float, float], ...],
+    kinds: tuple[int, ...],
+    names: tuple[str, ...],
+) -> str:
+    """Words for the first joint of a raw candidate that no 2 pi shift brings into limits."""
+    for index, q in enumerate(joints):
+        lo, hi = limits[index]
+        if kinds[index] == _UNLIMITED:
+            continue
+        k_min = -_INF if lo == -_INF else math.ceil((lo - LIMIT_TOLERANCE - q) / TAU)
+        k_max = _INF if hi == _INF else math.floor((hi + LIMIT_TOLERANCE - q) / TAU)
+        if k_min > k_max:
+            return f"{names[index]} = {_deg(q)}, outside [{_deg(lo)}, {_deg(hi)}]"
+    return "a joint outside its limits"
+
+
+def _limit_failure_text(
+    branch: Branch,
+    up: tuple[float, ...] | None,
+    down: tuple[float, ...] | None,
+    up_fit: tuple[float, ...] | None,
+    down_fit: tuple[float, ...] | None,
+    limits: tuple[tuple[float, float], ...],
+    kinds: tuple[int, ...],
+    names: tuple[str, ...],
+) -> str:
+    if branch is _UP or branch is _DOWN:
+        wanted, raw, other_fit = (
+            ("elbow up", up, down_fit) if branch is _UP else ("elbow down", down, up_fit)
+        )
+        other_words = "elbow down" if branch is _UP else "elbow up"
+        tail = (
+            f"; the {other_words} branch is feasible (request it or use closest)"
+            if other_fit is not None
+            else f"; the {other_words} branch is not feasible either"
+        )
+        return f"JOINT_LIMIT: {wanted} needs {_violation_words(raw, limits, kinds, names)}{tail}"
+    parts = []
+    for words, raw in (("elbow up", up), ("elbow down", down)):
+        if raw is not None:
+            parts.append(f"{words} needs {_violation_words(raw, limits, kinds, names)}")
+    return "JOINT_LIMIT: reachable, but no solution is within the joint limits: " + "; ".join(parts)
+
+
+def _no_heading_text(x: float, y: float, branch: Branch) -> str:
+    return (
+        f"JOINT_LIMIT: ({x:.6g}, {y:.6g}) is reachable, but no heading gives a solution "
+        "within the joint limits"
+        + (f" on the {_BRANCH_WORDS[branch]} branch" if _BRANCH_WORDS[branch] else "")
+    )
 
 
 def _coerce_branch(branch: Any) -> Branch | None:
@@ -194,6 +336,7 @@ class PlanarArm:
         self._fast_constants = (
             l1,
             l2,
+            self._l1l2,
             self._k,
             self._l1sq_l2sq,
             self._ring_min,
@@ -203,6 +346,13 @@ class PlanarArm:
             lo2,
             hi2,
             self._fast_limited,
+        )
+        # Limits widened by LIMIT_TOLERANCE: "clearly out of limits" for the inlined path.
+        self._fast_tolerant_limits = (
+            lo1 - LIMIT_TOLERANCE,
+            hi1 + LIMIT_TOLERANCE,
+            lo2 - LIMIT_TOLERANCE,
+            hi2 + LIMIT_TOLERANCE,
         )
 
     # --- construction ---------------------------------------------------------------------
@@ -412,24 +562,10 @@ class PlanarArm:
             fitted.append(q + min(max(round((ref - q) / TAU), k_min), k_max) * TAU)
         return tuple(fitted)
 
-    def _limit_violation(self, joints: tuple[float, ...]) -> str:
-        """Words for the first joint of a raw candidate that no 2 pi shift brings into limits."""
-        for index, q in enumerate(joints):
-            if not self._fit_one(index, q):
-                lo, hi = self.joint_limits[index]
-                return f"{self.joint_names[index]} = {_deg(q)}, outside [{_deg(lo)}, {_deg(hi)}]"
-        return "a joint outside its limits"
-
-    def _fit_one(self, index: int, q: float) -> bool:
-        lo, hi = self.joint_limits[index]
-        if self._kinds[index] == _UNLIMITED:
-            return True
-        k_min = -_INF if lo == -_INF else math.ceil((lo - LIMIT_TOLERANCE - q) / TAU)
-        k_max = _INF if hi == _INF else math.floor((hi + LIMIT_TOLERANCE - q) / TAU)
-        return k_min <= k_max
-
-    def _invalid(self, message: str) -> IkResult:
-        return make_result(_INVALID, None, message)
+    @staticmethod
+    def _invalid(message: str) -> IkResult:
+        # Formatted now: it may show the caller's (mutable) input.
+        return _tuple_new(IkResult, (_INVALID, None, message, None, 0.0))
 
     def _check_current(self, current: Any) -> tuple[float, ...] | str:
         if isinstance(current, str | bytes):
@@ -448,21 +584,14 @@ class PlanarArm:
                 return f"current {values!r} holds a NaN or infinite value"
         return values
 
-    def _ring_failure(self, r: float, x: float, y: float, ring: tuple[float, float]) -> IkResult:
+    @staticmethod
+    def _ring_failure(r: float, x: float, y: float, ring: tuple[float, float]) -> IkResult:
         inner, outer = ring
-        where = f"target ({x:.6g}, {y:.6g}) m is {r:.6g} m from the base"
         if r > outer:
-            return make_result(
-                _TOO_FAR,
-                None,
-                f"TOO_FAR: {where}, beyond the arm's reach of {outer:.6g} m (by {r - outer:.3g} m)",
-            )
-        return make_result(
-            _TOO_CLOSE,
-            None,
-            f"TOO_CLOSE: {where}, inside the unreachable hole of radius {inner:.6g} m "
-            f"around the base (by {inner - r:.3g} m)",
-        )
+            message = DeferredText(_too_far_text, x, y, r, outer)
+            return _tuple_new(IkResult, (_TOO_FAR, None, message, None, 0.0))
+        message = DeferredText(_too_close_text, x, y, r, inner)
+        return _tuple_new(IkResult, (_TOO_CLOSE, None, message, None, 0.0))
 
     def _elbow(self, x: float, y: float) -> tuple[float, float, float, float] | None:
         """2R geometry of links 1-2 for the point (x, y): (phi, beta, t2, s2), or None.
@@ -545,36 +674,30 @@ class PlanarArm:
         # The common case, inlined for speed: 2R, no heading, float inputs, both joints limited
         # within (-pi, pi) or both continuous. Anything unusual (off or on the ring's edge, an
         # explicitly requested branch out of limits, NaN) takes the general path, which gives
-        # the same answer for the same input (a test checks it).
-        if branch.__class__ is int:
-            branch = _BRANCH_BY_VALUE.get(branch, branch)
-        if x.__class__ is not float and isinstance(x, float):  # numpy.float64 and the like
-            x = float(x)
-        if y.__class__ is not float and isinstance(y, float):
-            y = float(y)
+        # the same answer for the same input (a test checks it). Messages of failures are
+        # formatted only when read (DeferredText); those of successes are constants.
         if not (
-            self._fast
-            and heading is None
-            and x.__class__ is float
+            x.__class__ is float
             and y.__class__ is float
-            and branch.__class__ is Branch
+            and heading is None
+            and (branch is _CLOSEST or branch.__class__ is Branch)
+            and self._fast
         ):
-            return self._solve_any(x, y, heading, branch, current)
+            return self._solve_unusual(x, y, heading, branch, current)
         if current is not None:
-            if (current.__class__ is not tuple and current.__class__ is not list) or len(
-                current
-            ) != 2:
-                return self._solve_any(x, y, heading, branch, current)
+            kind = current.__class__
+            if (kind is not tuple and kind is not list) or len(current) != 2:
+                return self._solve_any(x, y, None, branch, current)
             c1, c2 = current
-            if c1.__class__ is not float and isinstance(c1, float):
-                c1 = float(c1)
-            if c2.__class__ is not float and isinstance(c2, float):
-                c2 = float(c2)
-            if not (c1.__class__ is float and c2.__class__ is float and c1 - c1 == c2 - c2 == 0.0):
-                return self._solve_any(x, y, heading, branch, current)
-        l1, l2, k, l1sq_l2sq, inner, outer, lo1, hi1, lo2, hi2, limited = self._fast_constants
+            if c1.__class__ is not float or c2.__class__ is not float:
+                if not (isinstance(c1, float) and isinstance(c2, float)):
+                    return self._solve_any(x, y, None, branch, current)
+                c1, c2 = float(c1), float(c2)  # numpy.float64 and the like
+            if c1 - c1 != 0.0 or c2 - c2 != 0.0:  # NaN or infinity
+                return self._solve_any(x, y, None, branch, current)
+        l1, l2, l1l2, k, l1sq_l2sq, inner, outer, lo1, hi1, lo2, hi2, limited = self._fast_constants
         r = _sqrt(x * x + y * y)
-        if not inner < r < outer:  # also NaN and infinity
+        if not (r > inner and r < outer):  # also NaN and infinity
             tolerance = self.edge_tolerance
             if (r > outer + tolerance or r < inner - tolerance) and r - r == 0.0:
                 return self._ring_failure(r, x, y, (inner, outer))  # as the general path
@@ -590,95 +713,107 @@ class PlanarArm:
         if up1 > _PI:
             up1 -= TAU
         down1 = phi - beta
-        if down1 <= -_PI:
+        if down1 <= _MINUS_PI:
             down1 += TAU
-        up = (up1, -t2)
-        down = (down1, t2)
+        up2 = -t2
         if limited:
-            up_ok = lo1 <= up1 <= hi1 and lo2 <= -t2 <= hi2
-            down_ok = lo1 <= down1 <= hi1 and lo2 <= t2 <= hi2
-            if not (up_ok and down_ok):
-                # One branch clearly out of limits (limits inside (-pi, pi): no 2 pi shift
-                # can help): the other one, unless it was explicitly refused. Anything
-                # else (both out, out by less than the tolerance) takes the general path.
-                if up_ok:
-                    chosen, out1, out2 = up, down1, t2
-                    refused = branch is _DOWN
-                    message = "OK: solved elbow up"
-                elif down_ok:
-                    chosen, out1, out2 = down, up1, -t2
-                    refused = branch is _UP
-                    message = "OK: solved elbow down"
+            # Each branch's smallest distance to a limit (as _limit_margin, without min()): it
+            # is >= 0 exactly when the branch is within limits, and it ranks the branches.
+            margin_up = up1 - lo1
+            if (margin := hi1 - up1) < margin_up:
+                margin_up = margin
+            if (margin := up2 - lo2) < margin_up:
+                margin_up = margin
+            if (margin := hi2 - up2) < margin_up:
+                margin_up = margin
+            margin_down = down1 - lo1
+            if (margin := hi1 - down1) < margin_down:
+                margin_down = margin
+            if (margin := t2 - lo2) < margin_down:
+                margin_down = margin
+            if (margin := hi2 - t2) < margin_down:
+                margin_down = margin
+            if margin_up < 0.0 or margin_down < 0.0:
+                # At most one branch within limits. The limits lie inside (-pi, pi), so no 2 pi
+                # shift can help: the one within limits, unless it was explicitly refused or
+                # the other is out by less than LIMIT_TOLERANCE (the general path decides).
+                lo1_tol, hi1_tol, lo2_tol, hi2_tol = self._fast_tolerant_limits
+                if margin_up >= 0.0:
+                    if branch is _DOWN or (
+                        lo1_tol <= down1 <= hi1_tol and lo2_tol <= t2 <= hi2_tol
+                    ):
+                        return self._solve_any(x, y, None, branch, current)
+                    chosen = (up1, up2)
+                    message = _MSG_UP if branch is _UP else _MSG_UP_ONLY
+                elif margin_down >= 0.0:
+                    if branch is _UP or (lo1_tol <= up1 <= hi1_tol and lo2_tol <= up2 <= hi2_tol):
+                        return self._solve_any(x, y, None, branch, current)
+                    chosen = (down1, t2)
+                    message = _MSG_DOWN if branch is _DOWN else _MSG_DOWN_ONLY
+                elif (lo1_tol <= up1 <= hi1_tol and lo2_tol <= up2 <= hi2_tol) or (
+                    lo1_tol <= down1 <= hi1_tol and lo2_tol <= t2 <= hi2_tol
+                ):
+                    return self._solve_any(x, y, None, branch, current)
                 else:
-                    tol = LIMIT_TOLERANCE
-                    if not (
-                        lo1 - tol <= up1 <= hi1 + tol and lo2 - tol <= -t2 <= hi2 + tol
-                    ) and not (lo1 - tol <= down1 <= hi1 + tol and lo2 - tol <= t2 <= hi2 + tol):
-                        return self._limit_failure(branch, up, down, None, None)  # as general
-                    return self._solve_any(x, y, None, branch, current)
-                tol = LIMIT_TOLERANCE
-                if refused or (lo1 - tol <= out1 <= hi1 + tol and lo2 - tol <= out2 <= hi2 + tol):
-                    return self._solve_any(x, y, None, branch, current)
-                if branch is _CLOSEST or branch is _MARGIN:
-                    message += " (the only branch within limits)"
+                    return self._limit_failure(branch, (up1, up2), (down1, t2), None, None)
                 if s2 < self.singularity_margin:
                     return self._singular_result(chosen, None, s2, message)
-                return make_result(_OK, chosen, message, None, l1 * l2 * s2)
+                return _tuple_new(IkResult, (_OK, chosen, message, None, l1l2 * s2))
         if branch is _UP:
-            chosen, other, message = up, down, "OK: solved elbow up"
+            chosen, other, message = (up1, up2), (down1, t2), _MSG_UP
         elif branch is _DOWN:
-            chosen, other, message = down, up, "OK: solved elbow down"
-        elif current is not None and branch is _CLOSEST:
+            chosen, other, message = (down1, t2), (up1, up2), _MSG_DOWN
+        elif current is None or branch is _MARGIN:
+            if limited and margin_down > margin_up:
+                chosen, other, message = (down1, t2), (up1, up2), _MSG_DOWN_MARGIN
+            else:  # elbow up on a tie (always without limits)
+                chosen, other, message = (up1, up2), (down1, t2), _MSG_UP_MARGIN
+        else:  # CLOSEST from current
             du1 = up1 - c1
-            du2 = -t2 - c2
+            du2 = up2 - c2
             dd1 = down1 - c1
             dd2 = t2 - c2
-            if not limited:
-                du1 = wrap_angle(du1)
-                du2 = wrap_angle(du2)
-                dd1 = wrap_angle(dd1)
-                dd2 = wrap_angle(dd2)
+            if not limited:  # the short way round, as _distance_sq
+                if not -_PI < du1 <= _PI:
+                    du1 = wrap_angle(du1)
+                if not -_PI < du2 <= _PI:
+                    du2 = wrap_angle(du2)
+                if not -_PI < dd1 <= _PI:
+                    dd1 = wrap_angle(dd1)
+                if not -_PI < dd2 <= _PI:
+                    dd2 = wrap_angle(dd2)
             if dd1 * dd1 + dd2 * dd2 < du1 * du1 + du2 * du2:
-                chosen, other, message = down, up, _MSG_DOWN_CLOSEST
+                chosen, other, message = (down1, t2), (up1, up2), _MSG_DOWN_CLOSEST
             else:
-                chosen, other, message = up, down, _MSG_UP_CLOSEST
-        elif limited:
-            # Smallest distance to a limit of each branch, as _limit_margin, without min().
-            margin_up = up1 - lo1
-            if hi1 - up1 < margin_up:
-                margin_up = hi1 - up1
-            if -t2 - lo2 < margin_up:
-                margin_up = -t2 - lo2
-            if hi2 + t2 < margin_up:
-                margin_up = hi2 + t2
-            margin_down = down1 - lo1
-            if hi1 - down1 < margin_down:
-                margin_down = hi1 - down1
-            if t2 - lo2 < margin_down:
-                margin_down = t2 - lo2
-            if hi2 - t2 < margin_down:
-                margin_down = hi2 - t2
-            if margin_down > margin_up:
-                chosen, other, message = down, up, _MSG_DOWN_MARGIN
-            else:
-                chosen, other, message = up, down, _MSG_UP_MARGIN
-        else:
-            chosen, other, message = up, down, _MSG_UP_MARGIN  # no limits: margins tie
+                chosen, other, message = (up1, up2), (down1, t2), _MSG_UP_CLOSEST
         if s2 < self.singularity_margin:
             return self._singular_result(chosen, other, s2, message)
-        return make_result(_OK, chosen, message, other, l1 * l2 * s2)
+        return _tuple_new(IkResult, (_OK, chosen, message, other, l1l2 * s2))
+
+    def _solve_unusual(self, x: Any, y: Any, heading: Any, branch: Any, current: Any) -> IkResult:
+        """solve() off its inlined path: numpy floats and int branches are converted and take
+        it when they can; anything else takes the general path."""
+        if branch.__class__ is int:
+            branch = _BRANCH_BY_VALUE.get(branch, branch)
+        if x.__class__ is not float and isinstance(x, float):  # numpy.float64 and the like
+            x = float(x)
+        if y.__class__ is not float and isinstance(y, float):
+            y = float(y)
+        if (
+            self._fast
+            and heading is None
+            and x.__class__ is float
+            and y.__class__ is float
+            and branch.__class__ is Branch
+        ):
+            return self.solve(x, y, None, branch, current)
+        return self._solve_any(x, y, heading, branch, current)
 
     def _singular_result(
         self, chosen: tuple, other: tuple | None, s2: float, ok_message: str
     ) -> IkResult:
-        return make_result(
-            _SINGULAR,
-            chosen,
-            f"SINGULAR: {ok_message[4:]}, but |sin(joint 2)| = {s2:.3g} is below the "
-            f"singularity margin {self.singularity_margin:g}: slow down",
-            other,
-            self._l1l2 * s2,
-        )
+        message = DeferredText(_singular_text, ok_message, s2, self.singularity_margin)
+        return _tuple_new(IkResult, (_SINGULAR, chosen, message, other, self._l1l2 * s2))
 
     def _solve_any(
         self,
@@ -823,23 +958,11 @@ class PlanarArm:
             manipulability = self._l1l2 * s2
         else:
             manipulability = self._manipulability_of(self.frames(chosen))
-        message = f"OK: solved {self._shape_words(chosen, s2, coincident)}{reason}"
+        message = DeferredText(_solved_text, chosen, coincident, reason)
         if s2 < self.singularity_margin:
-            return make_result(
-                _SINGULAR,
-                chosen,
-                f"SINGULAR: {message[4:]}, but |sin(joint 2)| = {s2:.3g} is below the "
-                f"singularity margin {self.singularity_margin:g}: slow down",
-                other,
-                manipulability,
-            )
-        return make_result(_OK, chosen, message, other, manipulability)
-
-    @staticmethod
-    def _shape_words(joints: tuple[float, ...], s2: float, coincident: bool) -> str:
-        if coincident:
-            return "at full fold" if abs(joints[1]) > 1.0 else "at full stretch"
-        return "elbow up" if joints[1] < 0.0 else "elbow down"
+            message = DeferredText(_singular_text, message, s2, self.singularity_margin)
+            return _tuple_new(IkResult, (_SINGULAR, chosen, message, other, manipulability))
+        return _tuple_new(IkResult, (_OK, chosen, message, other, manipulability))
 
     def _heading_failure_2r(
         self,
@@ -853,51 +976,32 @@ class PlanarArm:
         up: tuple[float, ...] | None,
         down: tuple[float, ...] | None,
     ) -> IkResult | None:
-        up_heading = wrap_angle(raw_up[0] + raw_up[1])
-        down_heading = wrap_angle(raw_down[0] + raw_down[1])
         if not meets:
-            return make_result(
-                _ORIENTATION,
-                None,
-                f"ORIENTATION_UNREACHABLE: a 2-joint arm reaches ({x:.6g}, {y:.6g}) only with "
-                f"heading {_deg(up_heading)} (elbow up) or {_deg(down_heading)} (elbow down), "
-                f"not the requested {_deg(heading)}",
+            message = DeferredText(_heading_mismatch_text, x, y, heading, raw_up, raw_down)
+        elif branch is _UP and up is None:
+            message = DeferredText(
+                _wrong_elbow_heading_text, x, y, heading, raw_up, "elbow up", "elbow down"
             )
-        if branch is _UP and up is None:
-            return make_result(
-                _ORIENTATION,
-                None,
-                f"ORIENTATION_UNREACHABLE: elbow up reaches ({x:.6g}, {y:.6g}) with heading "
-                f"{_deg(up_heading)}, not {_deg(heading)}; elbow down has the requested heading",
-            )
-        if branch is _DOWN and down is None:
-            return make_result(
-                _ORIENTATION,
-                None,
-                f"ORIENTATION_UNREACHABLE: elbow down reaches ({x:.6g}, {y:.6g}) with heading "
-                f"{_deg(down_heading)}, not {_deg(heading)}; elbow up has the requested heading",
-            )
-        return None
-
-    def _orientation_failure_3r(self, x: float, y: float, heading: float) -> IkResult:
-        intervals = self._heading_intervals(x, y)
-        if intervals:
-            reachable = "; reachable headings there: " + ", ".join(
-                f"[{_deg(wrap_angle(lo))}, {_deg(wrap_angle(lo) + hi - lo)}]"
-                for lo, hi in intervals
+        elif branch is _DOWN and down is None:
+            message = DeferredText(
+                _wrong_elbow_heading_text, x, y, heading, raw_down, "elbow down", "elbow up"
             )
         else:
-            reachable = ""
+            return None
+        return _tuple_new(IkResult, (_ORIENTATION, None, message, None, 0.0))
+
+    def _orientation_failure_3r(self, x: float, y: float, heading: float) -> IkResult:
         l3 = self._l3
-        wx, wy = x - l3 * _cos(heading), y - l3 * _sin(heading)
-        return make_result(
-            _ORIENTATION,
-            None,
-            f"ORIENTATION_UNREACHABLE: ({x:.6g}, {y:.6g}) is reachable but not with heading "
-            f"{_deg(heading)}: the wrist point ({wx:.6g}, {wy:.6g}) is "
-            f"{_hypot(wx, wy):.6g} m from the base, outside the ring "
-            f"[{self._ring_min:.6g}, {self._ring_max:.6g}] m of links 1-2{reachable}",
+        message = DeferredText(
+            _orientation_3r_text,
+            x,
+            y,
+            heading,
+            (x - l3 * _cos(heading), y - l3 * _sin(heading)),
+            (self._ring_min, self._ring_max),
+            self._heading_intervals(x, y),  # now: it depends on edge_tolerance
         )
+        return _tuple_new(IkResult, (_ORIENTATION, None, message, None, 0.0))
 
     def _limit_failure(
         self,
@@ -907,31 +1011,18 @@ class PlanarArm:
         up_fit: tuple[float, ...] | None,
         down_fit: tuple[float, ...] | None,
     ) -> IkResult:
-        if branch is _UP or branch is _DOWN:
-            wanted, raw, other_fit = (
-                ("elbow up", up, down_fit) if branch is _UP else ("elbow down", down, up_fit)
-            )
-            other_words = "elbow down" if branch is _UP else "elbow up"
-            tail = (
-                f"; the {other_words} branch is feasible (request it or use closest)"
-                if other_fit is not None
-                else f"; the {other_words} branch is not feasible either"
-            )
-            return make_result(
-                _JOINT_LIMIT,
-                None,
-                f"JOINT_LIMIT: {wanted} needs {self._limit_violation(raw)}{tail}",
-            )
-        parts = []
-        for words, raw in (("elbow up", up), ("elbow down", down)):
-            if raw is not None:
-                parts.append(f"{words} needs {self._limit_violation(raw)}")
-        return make_result(
-            _JOINT_LIMIT,
-            None,
-            "JOINT_LIMIT: reachable, but no solution is within the joint limits: "
-            + "; ".join(parts),
+        message = DeferredText(
+            _limit_failure_text,
+            branch,
+            up,
+            down,
+            up_fit,
+            down_fit,
+            self.joint_limits,
+            self._kinds,
+            self.joint_names,
         )
+        return _tuple_new(IkResult, (_JOINT_LIMIT, None, message, None, 0.0))
 
     # --- 3R without a heading ---------------------------------------------------------------
 
@@ -1003,13 +1094,8 @@ class PlanarArm:
 
         best = self._search_heading(x, y, intervals, branch, current, cost)
         if best is None:
-            return make_result(
-                _JOINT_LIMIT,
-                None,
-                f"JOINT_LIMIT: ({x:.6g}, {y:.6g}) is reachable, but no heading gives a solution "
-                "within the joint limits"
-                + (f" on the {_BRANCH_WORDS[branch]} branch" if _BRANCH_WORDS[branch] else ""),
-            )
+            message = DeferredText(_no_heading_text, x, y, branch)
+            return _tuple_new(IkResult, (_JOINT_LIMIT, None, message, None, 0.0))
         result, h = best
         rule = "least motion from current" if current is not None else "nearest feasible"
         return self._with_heading_note(result, h, rule)
@@ -1018,12 +1104,10 @@ class PlanarArm:
     def _with_heading_note(result: IkResult, heading: float, rule: str) -> IkResult:
         if not result.ok:
             return result
-        return make_result(
-            result.status,
-            result.joints,
-            f"{result.message}; heading {_deg(wrap_angle(heading))} chosen ({rule})",
-            result.alternative,
-            result.manipulability,
+        message = DeferredText(_heading_note_text, result, heading, rule)
+        return _tuple_new(
+            IkResult,
+            (result.status, result.joints, message, result.alternative, result.manipulability),
         )
 
     def _search_heading(

@@ -164,14 +164,3 @@ class IkResult(tuple):
 
     def __getnewargs__(self) -> tuple:  # copy and pickle: the formatted message
         return self._fields()
-
-
-def make_result(
-    status: IkStatus,
-    joints: tuple[float, ...] | None,
-    message: str | DeferredText,
-    alternative: tuple[float, ...] | None = None,
-    manipulability: float = 0.0,
-) -> IkResult:
-    """An IkResult (the solvers inline `_tuple_new(IkResult, ...)` on their hot paths)."""
-    return _tuple_new(IkResult, (status, joints, message, alternative, manipulability))
