@@ -145,27 +145,50 @@ class Harness:
         wait_for(future.done, timeout, "goal result")
         return future.result()
 
-    def settled_joints(self) -> tuple[float, ...]:
-        """Joints once two joint_states in a row agree (the arm stands still)."""
+    def latest_joints(self) -> tuple[float, ...]:
+        """The positions of the latest joint_states (waiting for the first one)."""
 
-        def still():
+        def latest():
             with self.lock:
-                if len(self.states) < 2:
-                    return None
-                a, b = self.states[-2], self.states[-1]
-            if list(a.position) == list(b.position):
-                return tuple(b.position)
-            return None
+                return tuple(self.states[-1].position) if self.states else None
 
-        return wait_for(still, what="arm standing still")
+        return wait_for(latest, what="joint_states")
+
+    def wait_until_at(self, joints, tolerance: float) -> tuple[float, ...]:
+        """Wait until joint_states are within `tolerance` (rad) of `joints`, and check that
+        the arm then stays there for 3 more joint_states; the positions."""
+        target = np.asarray(joints, dtype=float)
+
+        def there(index: int | None = None):
+            with self.lock:
+                if not self.states:
+                    return None
+                state = self.states[-1 if index is None else index]
+            positions = np.asarray(state.position)
+            return tuple(positions) if np.abs(positions - target).max() <= tolerance else None
+
+        reached = wait_for(there, what=f"the arm at {np.round(target, 6).tolist()}")
+        with self.lock:
+            seen = len(self.states)
+        wait_for(lambda: len(self.states) >= seen + 3, what="3 more joint_states")
+        for index in range(seen, seen + 3):
+            assert there(index), "the arm moved on"
+        return reached
+
+    def wait_until_tip(self, x: float, y: float, tolerance: float) -> tuple[float, ...]:
+        """Wait until the tool of joint_states is within `tolerance` (m) of (x, y); joints."""
+
+        def there():
+            joints = self.latest_joints()
+            return joints if math.dist(tip_of(joints), (x, y)) <= tolerance else None
+
+        return wait_for(there, what=f"the tool at ({x}, {y})")
 
     def move_to(self, x: float, y: float) -> tuple[float, ...]:
-        """Bring the tool to (x, y) with a fast JOINT move; the settled joints."""
+        """Bring the tool to (x, y) with a fast JOINT move; the joints once it is there."""
         outcome = self.run(goal(x, y, mode=Goal.JOINT, speed=1.0))
         assert outcome.result.status == Result.SUCCEEDED, outcome.result.message
-        joints = self.settled_joints()
-        assert tip_of(joints) == pytest.approx((x, y), abs=1e-9)
-        return joints
+        return self.wait_until_at(outcome.result.final_joints.position, 1e-9)
 
     def assert_no_command_after(self, count: int) -> None:
         """No joint_commands since `count`, checked after the hardware published 5 more
@@ -234,13 +257,17 @@ def test_straight_line_streams_setpoints_on_the_line_within_the_joint_speed_limi
     assert list(result.final_joints.position) == list(outcome.commands[-1].position)
     assert list(result.final_joints.name) == NAMES
     # Feedback: one per setpoint, counting up to the total, the tip following the commands.
-    assert [f.step for f in outcome.feedback] == list(range(1, len(tips) + 1))
+    # (Feedback is a KEEP_LAST topic: a busy client may miss some, never the newest.)
+    steps = [f.step for f in outcome.feedback]
+    assert steps == sorted(set(steps))
+    assert steps[-1] == len(tips)
+    assert len(steps) > len(tips) // 2
     assert outcome.feedback[-1].fraction == pytest.approx(1.0)
     assert {f.total_steps for f in outcome.feedback} == {len(tips)}
     last = outcome.feedback[-1]
     assert (last.tip.x, last.tip.y) == pytest.approx(target, abs=1e-9)
     # The arm got there (the sim follows at the servo speed).
-    assert tip_of(arm.settled_joints()) == pytest.approx(target, abs=1e-6)
+    arm.wait_until_tip(*target, 1e-6)
     # The planned path marker: a line strip from the start to the goal.
     strip = [m for m in arm.latest_markers().markers if m.type == Marker.LINE_STRIP]
     assert len(strip) == 1
@@ -403,7 +430,7 @@ def test_cancel_stops_streaming_at_once_and_leaves_the_arm_at_the_last_setpoint(
     count = arm.command_count()
     arm.assert_no_command_after(count)
     # The arm stays at the last commanded point.
-    assert arm.settled_joints() == pytest.approx(tuple(sent[-1].position), abs=1e-9)
+    arm.wait_until_at(sent[-1].position, 1e-9)
 
 
 def test_a_new_goal_preempts_the_running_one(arm):
@@ -451,11 +478,7 @@ def test_a_clicked_point_moves_the_tool_there_in_a_straight_line(arm):
     click.point.x, click.point.y = 0.14, 0.06
     arm.clicked.publish(click)
 
-    def arrived():
-        joints = arm.settled_joints()
-        return joints if tip_of(joints) == pytest.approx((0.14, 0.06), abs=1e-6) else None
-
-    wait_for(arrived, what="the arm at the clicked point")
+    arm.wait_until_tip(0.14, 0.06, 1e-6)
     with arm.lock:
         sent = arm.commands[before:]
     tips = np.array([tip_of(c.position) for c in sent])

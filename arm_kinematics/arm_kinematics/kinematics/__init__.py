@@ -6,7 +6,9 @@ Radians, metres, relative joint angles (link i's absolute angle is the sum of jo
 from .angles import TAU, angle_difference, wrap_angle
 from .arm import HEADING_MATCH_TOLERANCE, LIMIT_TOLERANCE, PlanarArm
 from .batch import BatchResult, solve_batch
+from .joint_plan import joint_move_duration, joint_setpoints
 from .planning import LinePlan, line_points, plan_line, step_times
+from .streaming import LinePath, ResampleError, Setpoints, first_joint_jump, resample_line
 from .types import Branch, IkResult, IkStatus, PlanStatus
 
 __all__ = [
@@ -17,12 +19,19 @@ __all__ = [
     "Branch",
     "IkResult",
     "IkStatus",
+    "LinePath",
     "LinePlan",
     "PlanStatus",
     "PlanarArm",
+    "ResampleError",
+    "Setpoints",
     "angle_difference",
+    "first_joint_jump",
+    "joint_move_duration",
+    "joint_setpoints",
     "line_points",
     "plan_line",
+    "resample_line",
     "solve_batch",
     "step_times",
     "wrap_angle",

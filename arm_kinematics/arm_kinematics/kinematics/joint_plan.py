@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from arm_kinematics.kinematics.streaming import ArmModel, Setpoints, forward_all
+from arm_kinematics.kinematics.streaming import ArmModel, Setpoints
 
 
 def joint_move_duration(
@@ -63,4 +63,4 @@ def joint_setpoints(
     fractions = np.arange(1, count + 1, dtype=float)[:, None] / count
     joints = q0 + fractions * (q1 - q0)
     joints[-1] = q1
-    return Setpoints(joints=joints, tips=forward_all(arm, joints), period=period)
+    return Setpoints(joints=joints, period=period, forward=arm.forward)

@@ -22,8 +22,9 @@ with a heading, heading start + u * (goal - start) taken the short way round.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
@@ -43,6 +44,7 @@ class ArmModel(Protocol):
 
     n_joints: int
     link_lengths: Sequence[float]
+    joint_limits: Sequence[tuple[float, float]]
 
     def forward(self, joints: Sequence[float]) -> tuple[float, float, float]: ...
 
@@ -158,13 +160,14 @@ def first_joint_jump(
 class Setpoints:
     """Joint setpoints streamed one per `period` (s).
 
-    `joints` (K, n) radians; `tips` (K, 3) the forward kinematics (x, y, heading) of each
-    setpoint in the base frame. Setpoint k is commanded k periods after the first one.
+    `joints` (K, n) radians. Setpoint k is commanded k periods after the first one. `tips`
+    (K, 3) is the forward kinematics (x, y, heading) of each setpoint in the base frame,
+    computed by `forward` on first use (so that the first setpoint need not wait for it).
     """
 
     joints: np.ndarray
-    tips: np.ndarray
     period: float
+    forward: Callable[[Sequence[float]], tuple[float, float, float]]
 
     def __len__(self) -> int:
         return len(self.joints)
@@ -173,6 +176,12 @@ class Setpoints:
     def duration(self) -> float:
         """Seconds of motion: one period per setpoint."""
         return len(self.joints) * self.period
+
+    @cached_property
+    def tips(self) -> np.ndarray:
+        if len(self.joints) == 0:
+            return np.zeros((0, 3))
+        return np.array([self.forward(row) for row in self.joints.tolist()], dtype=float)
 
 
 class ResampleError(RuntimeError):
@@ -229,12 +238,21 @@ def resample_line(
     # Nominal advance per period in u; a path of zero length (only turning) starts at the goal
     # and is slowed down by the joint limits like any other.
     du_nominal = speed * period / path.length if path.length > 0 else 1.0
+    x0, y0 = path.start
+    dx, dy = path.goal[0] - x0, path.goal[1] - y0
+    use_heading = path.use_heading
+    h0, turn = (path.start_heading, path.heading_change) if use_heading else (0.0, 0.0)
     solve = arm.solve
     closest = Branch.CLOSEST
-    use_heading = path.use_heading
-    joints_out: list[list[float]] = []
+    # Only continuous joints (no limits at all) can come back 2 pi away from the previous one.
+    unwrap = (
+        arm.unwrap_near
+        if any(lo == -math.inf and hi == math.inf for lo, hi in arm.joint_limits)
+        else None
+    )
+    joints_out: list[Sequence[float]] = []
     u = 0.0
-    previous = grid[0]
+    previous: Sequence[float] = grid[0]
     du = du_nominal
     while u < 1.0:
         # Try the nominal advance again after every slow stretch (it may be clear again), but
@@ -244,38 +262,40 @@ def resample_line(
             u_next = u + du
             if u_next >= 1.0 - _U_EPSILON:
                 u_next = 1.0
-            x, y, heading = path.at(u_next)
+                x, y, heading = path.at(1.0)  # exactly the goal
+            else:
+                x, y = x0 + u_next * dx, y0 + u_next * dy
+                heading = wrap_angle(h0 + u_next * turn) if use_heading else None
             # Seed: the plan's joints interpolated at u_next (the plan's branch there).
             position = u_next * count
             i = min(int(position), count - 1)
             f = position - i
-            low, high = grid[i], grid[i + 1]
-            seed = [a + f * (b - a) for a, b in zip(low, high, strict=True)]
-            result = solve(x, y, heading if use_heading else None, closest, seed)
-            point = (x, y) if heading is None else (x, y, heading)
+            seed = [a + f * (b - a) for a, b in zip(grid[i], grid[i + 1], strict=True)]
+            result = solve(x, y, heading, closest, seed)
+            # Segment `step` runs from plan point step - 1 (the start for 0) to plan point step.
             step = max(0, min(count - 1, math.ceil(position - 1e-9) - 1))
             if not result.ok:
                 raise ResampleError(
                     result.status,
                     step,
-                    point,
-                    f"no IK between planned points {step} and {step + 1}: {result.message}",
+                    (x, y) if heading is None else (x, y, heading),
+                    f"no IK solution on the line before planned point {step}: {result.message}",
                 )
-            q = arm.unwrap_near(result.joints, previous)
+            q = result.joints if unwrap is None else unwrap(result.joints, previous)
             # A solution far from the plan's joints here is on another branch: the plan's
             # points are within max_joint_step of each other, so the true path stays close.
-            flip = max(abs(a - b) for a, b in zip(q, seed, strict=True))
+            flip = max([abs(a - b) for a, b in zip(q, seed, strict=True)])
             if flip > max_joint_step:
                 raise ResampleError(
                     PlanStatus.JOINT_JUMP,
                     step,
-                    point,
-                    f"the IK solution between planned points {step - 1} and {step} is "
+                    (x, y) if heading is None else (x, y, heading),
+                    f"the IK solution on the line before planned point {step} is "
                     f"{math.degrees(flip):.3g} deg away from the plan (a branch flip)",
                 )
-            ratio = 0.0
-            for a, b, limit in zip(q, previous, max_steps, strict=True):
-                ratio = max(ratio, abs(a - b) / limit)
+            ratio = max(
+                [abs(a - b) / limit for a, b, limit in zip(q, previous, max_steps, strict=True)]
+            )
             if ratio <= 1.0:
                 break
             du = (u_next - u) * _SHRINK / ratio
@@ -283,20 +303,12 @@ def resample_line(
             raise ResampleError(
                 PlanStatus.JOINT_JUMP,
                 step,
-                point,
-                f"joints cannot follow the line within their velocity limits near planned "
-                f"point {step}",
+                (x, y) if heading is None else (x, y, heading),
+                f"the joints cannot follow the line within their velocity limits before "
+                f"planned point {step}",
             )
-        joints_out.append(list(q))
+        joints_out.append(q)
         previous = q
         du = u_next - u
         u = u_next
-    joints = np.array(joints_out, dtype=float)
-    return Setpoints(joints=joints, tips=forward_all(arm, joints), period=period)
-
-
-def forward_all(arm: ArmModel, joints: np.ndarray) -> np.ndarray:
-    """Tip (x, y, heading) of every row of `joints` (K, n): (K, 3)."""
-    if len(joints) == 0:
-        return np.zeros((0, 3))
-    return np.array([arm.forward(row) for row in joints.tolist()], dtype=float)
+    return Setpoints(joints=np.array(joints_out, dtype=float), period=period, forward=arm.forward)

@@ -46,15 +46,15 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
-from arm_kinematics.kinematics.joint_plan import joint_setpoints
-from arm_kinematics.kinematics.streaming import (
+from arm_kinematics.kinematics import (
     LinePath,
+    PlanStatus,
     ResampleError,
     Setpoints,
     first_joint_jump,
+    joint_setpoints,
     resample_line,
 )
-from arm_kinematics.kinematics.types import PlanStatus
 from arm_kinematics.nodes.messages import (
     JointStateError,
     OrientationError,
@@ -117,6 +117,18 @@ class _Move:
 
 
 @dataclass
+class GoalTiming:
+    """Timings of the last goal that streamed (monotonic seconds), for logs and benchmarks."""
+
+    accepted_at: float = math.nan
+    ik_s: float = math.nan  # the solve_ik_batch round trip
+    plan_s: float = math.nan  # acceptance to the setpoints being ready
+    first_setpoint_at: float = math.nan
+    planned_points: int = 0
+    publish_times: list[float] = field(default_factory=list)
+
+
+@dataclass
 class _Run:
     """One accepted goal and the flags other callbacks use to stop it."""
 
@@ -127,6 +139,7 @@ class _Run:
     wake: threading.Event = field(default_factory=threading.Event)
     stop_status: int | None = None  # CANCELED, PREEMPTED (set once, then `wake` is set)
     stop_reason: str = ""
+    timing: GoalTiming = field(default_factory=GoalTiming)
 
     def stop(self, status: int, reason: str) -> None:
         if self.stop_status is None:
@@ -141,18 +154,6 @@ class _GoalEndError(Exception):
     def __init__(self, result: MoveArm.Result) -> None:
         super().__init__(result.message)
         self.result = result
-
-
-@dataclass
-class GoalTiming:
-    """Timings of the last goal that streamed (monotonic seconds), for logs and benchmarks."""
-
-    accepted_at: float = math.nan
-    ik_s: float = math.nan  # the solve_ik_batch round trip
-    plan_s: float = math.nan  # acceptance to the setpoints being ready
-    first_setpoint_at: float = math.nan
-    planned_points: int = 0
-    publish_times: list[float] = field(default_factory=list)
 
 
 class TrajectoryNode(Node):
@@ -522,7 +523,7 @@ class TrajectoryNode(Node):
         request.stop_on_failure = True
         started = time.monotonic()
         response = self._call_ik(run, request, start)
-        self.last_timing.ik_s = time.monotonic() - started
+        run.timing.ik_s = time.monotonic() - started
         count = len(points)
         names = list(response.joint_names)
         if sorted(names) != sorted(self._names) or len(response.positions) != len(
@@ -563,17 +564,22 @@ class TrajectoryNode(Node):
         timeout = self._trajectory.ik_timeout_s
         deadline = time.monotonic() + timeout
         service = self.resolve_service_name("solve_ik_batch")
-        unavailable = self._result(
-            Result.IK_UNAVAILABLE,
-            f"IK service '{service}' did not answer within ik_timeout_s = {timeout:g} s "
-            "(is the IK node running?): nothing moved",
-            final=start,
-        )
+
+        def unavailable(problem: str) -> _GoalEndError:
+            return _GoalEndError(
+                self._result(
+                    Result.IK_UNAVAILABLE,
+                    f"IK service '{service}' {problem} within ik_timeout_s = {timeout:g} s "
+                    "(is the IK node running, in this namespace?): nothing moved",
+                    final=start,
+                )
+            )
+
         while not self._ik.service_is_ready():
             if run.wake.wait(timeout=min(_POLL_S, max(0.0, deadline - time.monotonic()))):
                 self._check_stop(run, start)
             if time.monotonic() >= deadline:
-                raise _GoalEndError(unavailable)
+                raise unavailable("was not found")
         answered = threading.Event()
         future = self._ik.call_async(request)
         future.add_done_callback(lambda _f: answered.set())
@@ -581,14 +587,14 @@ class TrajectoryNode(Node):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self._ik.remove_pending_request(future)
-                raise _GoalEndError(unavailable)
+                raise unavailable("did not answer")
             answered.wait(timeout=min(_POLL_S, remaining))
             if run.wake.is_set():
                 self._ik.remove_pending_request(future)
                 self._check_stop(run, start)
         response = future.result()
         if response is None:
-            raise _GoalEndError(unavailable)
+            raise unavailable("did not answer")
         return response
 
     def _abort_plan(
@@ -619,19 +625,13 @@ class TrajectoryNode(Node):
     def _stream(
         self, run: _Run, setpoints: Setpoints, total_steps: int, start: tuple[float, ...]
     ) -> MoveArm.Result:
-        timing = self.last_timing
+        self.last_timing = timing = run.timing
         timing.accepted_at = run.accepted_at
         timing.plan_s = time.monotonic() - run.accepted_at
         timing.planned_points = total_steps
-        timing.publish_times = publish_times = []
+        publish_times = timing.publish_times
         count = len(setpoints)
-        self.get_logger().info(
-            f"planned {total_steps} IK steps (IK {self.last_timing.ik_s * 1000:.1f} ms) into "
-            f"{count} setpoints, {setpoints.duration:.2f} s at "
-            f"{self._trajectory.command_rate_hz:g} Hz, in {timing.plan_s * 1000:.1f} ms"
-        )
         joints = setpoints.joints.tolist()
-        tips = setpoints.tips.tolist()
         last = start
         watchdog = self._trajectory.joint_state_timeout_s
         started = time.monotonic()
@@ -651,18 +651,27 @@ class TrajectoryNode(Node):
             publish_times.append(time.monotonic())
             if k == 0:
                 timing.first_setpoint_at = publish_times[0]
-                self._publish_plan_markers(start, setpoints)  # after, not before, the first
+                # After, not before, the first setpoint: neither delays the arm.
+                self._publish_plan_markers(start, setpoints)
+                self.get_logger().info(
+                    f"planned {total_steps} IK steps (IK round trip {timing.ik_s * 1000:.1f} ms)"
+                    f" into {count} setpoints ({setpoints.duration:.2f} s at "
+                    f"{self._trajectory.command_rate_hz:g} Hz); first setpoint "
+                    f"{(timing.first_setpoint_at - run.accepted_at) * 1000:.1f} ms after "
+                    "acceptance"
+                )
             last = tuple(joints[k])
+            tip_x, tip_y, _ = self.arm.forward(last)
             feedback = MoveArm.Feedback(step=k + 1, total_steps=count, fraction=(k + 1) / count)
-            feedback.tip = Point(x=tips[k][0], y=tips[k][1], z=self.config.plane_z)
+            feedback.tip = Point(x=tip_x, y=tip_y, z=self.config.plane_z)
             feedback.joints = command
             run.handle.publish_feedback(feedback)
         self._wait_until_reached(run, last)
+        tip_x, tip_y, tip_heading = self.arm.forward(last)
         result = self._result(
             Result.SUCCEEDED,
-            f"reached ({tips[-1][0]:.4f}, {tips[-1][1]:.4f}) heading "
-            f"{math.degrees(tips[-1][2]):.2f} deg in {count} setpoints "
-            f"({time.monotonic() - started:.2f} s)",
+            f"reached ({tip_x:.4f}, {tip_y:.4f}) heading {math.degrees(tip_heading):.2f} deg "
+            f"in {count} setpoints ({time.monotonic() - started:.2f} s)",
             final=last,
         )
         result.total_steps = total_steps

@@ -1,0 +1,271 @@
+"""`move_arm`: send a MoveArm goal to a running trajectory_node, print feedback and the result.
+
+For people without ros2cli (`ros2 action send_goal`). Positions in metres in the arm's base
+frame; the optional heading in DEGREES on this command line (the action speaks radians).
+
+    move_arm 0.12 0.05                          # straight line at the configured speed
+    move_arm 0.12 0.05 --speed 0.02             # 2 cm/s
+    move_arm 0.12 0.05 --joint --speed 0.5      # joint-space move at half the joint limits
+    move_arm 0.12 0.05 --heading 30             # 3R arm: tool heading 30 degrees at the goal
+    move_arm --namespace arm1 0.1 0.0           # the trajectory_node of a namespaced arm
+
+Ctrl-C while the arm moves cancels the goal (the arm stops at its last commanded point) and
+prints the CANCELED result.
+
+Exit code: 0 when the goal SUCCEEDED, 1 for any other result (or a wrong command line), 2 when
+no action server answered within --timeout, 130 after Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+EXIT_SUCCEEDED = 0
+EXIT_FAILED = 1
+EXIT_NO_SERVER = 2
+EXIT_INTERRUPTED = 130
+
+_CANCEL_WAIT_S = 10.0
+
+
+class _Parser(argparse.ArgumentParser):
+    # Exit code 2 is reserved for "no server answered"; a wrong command line is a failure.
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_FAILED, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="move_arm",
+        description="Send a MoveArm goal to a running trajectory_node and print its feedback "
+        "and result. Positions in metres in the arm's base frame; the HEADING ON THIS COMMAND "
+        "LINE IS IN DEGREES (the action uses radians). Ctrl-C cancels the goal.",
+        epilog="Exit code: 0 SUCCEEDED, 1 any other result or a bad command line, 2 no "
+        "action server within --timeout, 130 interrupted (the goal is canceled).",
+    )
+    parser.add_argument("x", type=float, help="target x in the base frame, m")
+    parser.add_argument("y", type=float, help="target y in the base frame, m")
+    parser.add_argument(
+        "--z", type=float, default=None, help="target z, m (default: the plane_z_m of --config)"
+    )
+    parser.add_argument(
+        "--heading", type=float, default=None, help="tool heading at the goal, DEGREES about z"
+    )
+    parser.add_argument(
+        "--joint",
+        action="store_true",
+        help="JOINT mode: interpolate the joints (the tool follows a curve); default LINEAR",
+    )
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=0.0,
+        help="LINEAR: tool speed, m/s; JOINT: fraction (0, 1] of the joint velocity limits; "
+        "0 (default): the node's configured default",
+    )
+    parser.add_argument(
+        "--max-step",
+        type=float,
+        default=0.0,
+        help="LINEAR: metres between IK points; 0 (default): the node's configured default",
+    )
+    parser.add_argument(
+        "--frame", default="", help="target frame_id (default empty: the node's base frame)"
+    )
+    parser.add_argument(
+        "--namespace",
+        "-n",
+        default="",
+        help="namespace of the trajectory_node (e.g. arm1 for /arm1/move_arm); default: none",
+    )
+    parser.add_argument(
+        "--timeout",
+        "-t",
+        type=float,
+        default=10.0,
+        help="seconds to wait for the action server and the goal's acceptance (default 10); "
+        "the move itself may take longer",
+    )
+    parser.add_argument(
+        "--feedback-period",
+        type=float,
+        default=0.5,
+        help="seconds between printed feedback lines (default 0.5; 0 prints every one)",
+    )
+    parser.add_argument("--quiet", "-q", action="store_true", help="print no feedback")
+    parser.add_argument(
+        "--config",
+        default=None,
+        help="params file giving the arm's plane height (default: the package's config/arm.yaml)",
+    )
+    return parser
+
+
+def _format_joints(msg: Any) -> str:
+    if len(msg.name) == 0:
+        return "none"
+    return ", ".join(
+        f"{name}={q:.6f} rad ({math.degrees(q):.3f} deg)"
+        for name, q in zip(msg.name, msg.position, strict=False)
+    )
+
+
+def format_feedback(feedback: Any) -> str:
+    """One line per feedback message: progress, tip and joints (degrees)."""
+    joints = ", ".join(
+        f"{name}={math.degrees(q):.2f}"
+        for name, q in zip(feedback.joints.name, feedback.joints.position, strict=False)
+    )
+    return (
+        f"step {feedback.step}/{feedback.total_steps} ({100 * feedback.fraction:.0f}%) "
+        f"tip x={feedback.tip.x:.4f} y={feedback.tip.y:.4f} m joints {joints} deg"
+    )
+
+
+def print_result(result: Any) -> None:
+    from arm_kinematics.nodes.messages import solve_ik_status_name
+    from arm_kinematics.nodes.trajectory_node import status_name
+    from arm_kinematics_interfaces.action import MoveArm
+
+    print(f"status: {status_name(result.status)} ({result.status})")
+    print(f"message: {result.message}")
+    if result.status in (MoveArm.Result.IK_FAILED, MoveArm.Result.JOINT_JUMP):
+        point = result.failed_point
+        print(
+            f"failed step: {result.failed_step} of {result.total_steps} at "
+            f"x={point.x:.4f} y={point.y:.4f} m "
+            f"(IK status {solve_ik_status_name(result.ik_status)})"
+        )
+    print(f"feasible fraction: {result.feasible_fraction:.3f}")
+    print(f"final joints: {_format_joints(result.final_joints)}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    sys.exit(run(list(sys.argv if argv is None else argv)))
+
+
+def run(argv: list[str]) -> int:
+    """The command for `argv` (argv[0] is the program); returns the exit code."""
+    from rclpy.utilities import remove_ros_args
+
+    args = build_parser().parse_args(remove_ros_args(argv)[1:])
+
+    # ROS imports after parsing so that --help works fast and without a ROS environment.
+    import rclpy
+    from rclpy.action import ActionClient
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.node import Node
+    from rclpy.signals import SignalHandlerOptions
+
+    from arm_kinematics.config import ArmConfig, ConfigError
+    from arm_kinematics.nodes.messages import heading_to_quaternion
+    from arm_kinematics_interfaces.action import MoveArm
+
+    try:
+        config = ArmConfig.from_file(args.config)
+    except ConfigError as error:
+        print(f"move_arm: {error}", file=sys.stderr)
+        return EXIT_FAILED
+
+    goal = MoveArm.Goal(
+        mode=MoveArm.Goal.JOINT if args.joint else MoveArm.Goal.LINEAR,
+        speed=args.speed,
+        max_step=args.max_step,
+    )
+    goal.target.header.frame_id = args.frame
+    position = goal.target.pose.position
+    position.x, position.y = args.x, args.y
+    position.z = config.plane_z if args.z is None else args.z
+    goal.target.pose.orientation.w = 1.0
+    if args.heading is not None:
+        goal.use_heading = True
+        goal.target.pose.orientation = heading_to_quaternion(math.radians(args.heading))
+
+    namespace = "/" + args.namespace.strip("/") if args.namespace.strip("/") else ""
+    # Ctrl-C must not shut the context down before the cancel request has gone out.
+    rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
+    executor = SingleThreadedExecutor()
+    node = None
+    try:
+        node = Node(f"move_arm_{os.getpid()}", namespace=namespace or None)
+        executor.add_node(node)
+        client = ActionClient(node, MoveArm, "move_arm")
+        server = (namespace or "") + "/move_arm"
+        return _send(executor, client, server, goal, args)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    finally:
+        # Destroy the node before the context so that the server hears it leave at once
+        # (instead of keeping a stale client until its DDS lease runs out).
+        executor.shutdown()
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+
+
+def _spin_until(executor: Any, predicate: Any, timeout: float | None) -> bool:
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while not predicate():
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
+        executor.spin_once(timeout_sec=0.05)
+    return True
+
+
+def _send(executor: Any, client: Any, server: str, goal: Any, args: argparse.Namespace) -> int:
+    deadline = time.monotonic() + args.timeout
+    if not _spin_until(executor, client.server_is_ready, args.timeout):
+        print(
+            f"move_arm: no {server} action server within {args.timeout:g} s "
+            "(is trajectory_node running, in this namespace and ROS_DOMAIN_ID?)",
+            file=sys.stderr,
+        )
+        return EXIT_NO_SERVER
+    last_print = -math.inf
+
+    def on_feedback(message: Any) -> None:
+        nonlocal last_print
+        feedback = message.feedback
+        now = time.monotonic()
+        final = feedback.step == feedback.total_steps
+        if not args.quiet and (final or now - last_print >= args.feedback_period):
+            last_print = now
+            print(format_feedback(feedback), flush=True)
+
+    sent = client.send_goal_async(goal, feedback_callback=on_feedback)
+    if not _spin_until(executor, sent.done, max(0.0, deadline - time.monotonic())):
+        print(f"move_arm: {server} did not accept the goal within {args.timeout:g} s")
+        return EXIT_NO_SERVER
+    handle = sent.result()
+    if not handle.accepted:
+        print(f"move_arm: {server} rejected the goal", file=sys.stderr)
+        return EXIT_FAILED
+    result_future = handle.get_result_async()
+    interrupted = False
+    try:
+        _spin_until(executor, result_future.done, None)
+    except KeyboardInterrupt:
+        interrupted = True
+        print("move_arm: canceling the goal...", file=sys.stderr, flush=True)
+        handle.cancel_goal_async()
+        if not _spin_until(executor, result_future.done, _CANCEL_WAIT_S):
+            print("move_arm: no result after the cancel request", file=sys.stderr)
+            return EXIT_INTERRUPTED
+    result = result_future.result().result
+    print_result(result)
+    if interrupted:
+        return EXIT_INTERRUPTED
+    from arm_kinematics_interfaces.action import MoveArm
+
+    return EXIT_SUCCEEDED if result.status == MoveArm.Result.SUCCEEDED else EXIT_FAILED
+
+
+if __name__ == "__main__":
+    main()

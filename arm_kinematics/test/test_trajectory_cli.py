@@ -1,0 +1,161 @@
+"""The `move_arm` console script and the `trajectory_node` executable, as processes.
+
+The nodes the client talks to run in this process (one graph for the module); the client runs
+as the installed console script, as a user would start it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Iterator
+
+import pytest
+from ros_helpers import (
+    installed_executable,
+    ros_graph,
+    start_node_process,
+    stop_process,
+    wait_for,
+)
+from test_trajectory_node import Harness, make_nodes, tip_of
+
+from arm_kinematics.cli.move_arm import build_parser
+
+
+@pytest.fixture(scope="module")
+def arm() -> Iterator[Harness]:
+    with ros_graph() as graph:
+        nodes = make_nodes(graph)
+        yield Harness(graph, nodes["hardware"])
+
+
+def move_arm(*args: str, timeout: float = 90.0) -> tuple[int, str]:
+    """Run the client; DDS discovery of a new process can take seconds on a loaded machine,
+    so it gets 30 s to find the server unless the test says otherwise."""
+    if "--timeout" not in args:
+        args = (*args, "--timeout", "30")
+    proc = start_node_process(installed_executable("move_arm"), *args)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return stop_process(proc)
+    return proc.returncode, out
+
+
+def final_joints(output: str) -> tuple[float, float]:
+    """The radians printed on the 'final joints:' line."""
+    line = next(line for line in output.splitlines() if line.startswith("final joints:"))
+    values = [part.split("=")[1].split(" rad")[0] for part in line.split(": ", 1)[1].split(", ")]
+    return tuple(float(v) for v in values)
+
+
+def test_move_arm_moves_prints_feedback_and_the_result(arm):
+    arm.latest_joints()
+    code, out = move_arm("0.13", "0.07", "--speed", "0.1", "--feedback-period", "0")
+    assert code == 0, out
+    assert "status: SUCCEEDED (0)" in out
+    feedback = [line for line in out.splitlines() if line.startswith("step ")]
+    assert feedback, out
+    assert "(100%) tip x=0.1300 y=0.0700 m" in feedback[-1]
+    assert tip_of(final_joints(out)) == pytest.approx((0.13, 0.07), abs=1e-6)
+    arm.wait_until_tip(0.13, 0.07, 1e-6)
+
+
+def test_move_arm_reports_an_infeasible_goal_with_its_failing_step(arm):
+    code, out = move_arm("0.3", "0.0", "--quiet")
+    assert code == 1, out
+    assert "status: IK_FAILED (2)" in out
+    assert "failed step: " in out
+    assert "(IK status TOO_FAR)" in out
+    assert not any(line.startswith("step ") for line in out.splitlines())
+
+
+def test_move_arm_joint_mode_and_bad_input(arm):
+    code, out = move_arm("0.15", "0.02", "--joint", "--speed", "1.0", "--quiet")
+    assert code == 0, out
+    assert tip_of(final_joints(out)) == pytest.approx((0.15, 0.02), abs=1e-6)  # 6 decimals
+    code, out = move_arm("0.15", "0.02", "--joint", "--speed", "2.0", "--quiet")
+    assert code == 1
+    assert "status: INVALID_GOAL (1)" in out
+    assert "fraction (0, 1]" in out
+
+
+def test_move_arm_without_a_server_exits_2_after_the_timeout(arm):
+    code, out = move_arm("0.1", "0.1", "--namespace", "nobody_here", "--timeout", "1")
+    assert code == 2
+    assert "no /nobody_here/move_arm action server within 1 s" in out
+
+
+def test_ctrl_c_cancels_the_goal_and_prints_the_canceled_result(arm):
+    arm.move_to(0.16, 0.0)
+    proc = start_node_process(
+        installed_executable("move_arm"), "0.10", "0.10", "--speed", "0.01",
+        "--feedback-period", "0", "--timeout", "30",
+    )  # fmt: skip
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    reader.start()
+    try:
+        wait_for(
+            lambda: sum(line.startswith("step ") for line in list(lines)) >= 5,
+            what="5 feedback lines from move_arm",
+        )
+        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal does
+        code = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            stop_process(proc)
+    reader.join(timeout=10)
+    out = "".join(lines)
+    assert code == 130, out
+    assert "status: CANCELED (4)" in out
+    assert "canceled by the client" in out
+    # The arm stays at the last commanded point, which the client printed.
+    arm.wait_until_at(final_joints(out), 1e-6)  # printed with 6 decimals
+
+
+def test_the_command_line_takes_negative_coordinates_and_degrees():
+    args = build_parser().parse_args(["-0.05", "0.1", "--heading", "-30", "--joint"])
+    assert (args.x, args.y, args.heading, args.joint) == (-0.05, 0.1, -30.0, True)
+
+
+def test_trajectory_node_process_starts_serves_and_stops_cleanly_on_ctrl_c(arm):
+    # In its own namespace, so that the nodes of this module's graph do not answer for it.
+    proc = start_node_process(
+        installed_executable("trajectory_node"), "--ros-args", "-r", "__ns:=/process_test"
+    )
+    try:
+
+        def serving() -> bool:
+            names = dict(arm.node.get_service_names_and_types())
+            return "/process_test/move_arm/_action/send_goal" in names or proc.poll() is not None
+
+        wait_for(serving, what="the move_arm action server of the process")
+        assert proc.poll() is None
+    finally:
+        code, out = stop_process(proc)
+    assert code == 0, out
+    assert "trajectory_node ready: action '/process_test/move_arm'" in out
+    assert "Traceback" not in out
+
+
+def test_trajectory_node_refuses_a_bad_parameter_in_one_line():
+    proc = start_node_process(
+        installed_executable("trajectory_node"),
+        "--ros-args",
+        "-p",
+        "trajectory.command_rate_hz:=0.0",
+    )
+    try:
+        out, _ = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        stop_process(proc)
+        raise
+    assert proc.returncode == 2, out
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert len(lines) == 1, out
+    assert "trajectory.command_rate_hz" in lines[0]
+    assert "0.0" in lines[0]

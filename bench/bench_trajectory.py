@@ -1,0 +1,274 @@
+"""Benchmark of trajectory_node: goal acceptance to first setpoint, and setpoint period jitter.
+
+Set-up (what a user of the README's run command gets):
+- SERVER: a child process runs the real IkNode, HardwareNode (sim) and TrajectoryNode through
+  `run_nodes` (nodes/runner.py): one process, the production MultiThreadedExecutor. The arm is
+  the default one with longer links, L = (1.0, 0.8) m, so that a 1 m line fits in its ring.
+- CLIENT: this process, one node on a SingleThreadedExecutor spinning in a thread: an rclpy
+  ActionClient and a subscription on joint_commands that records the arrival time (monotonic)
+  and the header stamp (the node's clock just before each publish) of every setpoint.
+
+Measured:
+1. Acceptance to first setpoint for a 1 m line at 1 mm steps (1,000 IK solutions, one
+   solve_ik_batch call). In the node: the time from the accepted-goal callback to the publish
+   of the first setpoint, which the node logs. From the client: the goal-accepted response to
+   the first joint_commands message. Each goal is canceled once its first setpoint arrives,
+   so every goal runs the same 1 m line. Target (issue 4): under 50 ms.
+2. Period jitter of the setpoints at 50 Hz over one 10 s move (500 setpoints): |interval -
+   20 ms|, from the node's publish stamps and from the client's arrival times. Target:
+   p99 under 5 ms.
+
+The machine is shared: the figures are this run's. Usage:
+    source scripts/env.sh && python bench/bench_trajectory.py [--goals N] [--strict]
+(--strict: exit 1 when a target is missed.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+if __name__ == "__main__" and "--serve" not in sys.argv:
+    # A domain of its own and localhost discovery: no crosstalk with tests or a demo.
+    os.environ["ROS_DOMAIN_ID"] = str(random.SystemRandom().randint(120, 230))
+    os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+
+import numpy as np
+import rclpy
+from rclpy.action import ActionClient
+from rclpy.context import Context
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from sensor_msgs.msg import JointState
+
+from arm_kinematics_interfaces.action import MoveArm
+
+TIMEOUT_S = 60.0
+LINK_LENGTHS = [1.0, 0.8]
+START = (1.55, 0.55)  # ends of the 1 m line: inside the ring of (1.0, 0.8) and the limits
+GOAL = (0.75, 1.15)
+FIRST_SETPOINT_TARGET_MS = 50.0
+JITTER_TARGET_MS = 5.0
+_FIRST_SETPOINT_LOG = re.compile(
+    r"planned (\d+) IK steps \(IK round trip ([\d.]+) ms\).*first setpoint ([\d.]+) ms after"
+)
+
+
+def serve() -> int:
+    from arm_kinematics.nodes.hardware_node import HardwareNode
+    from arm_kinematics.nodes.ik_node import IkNode
+    from arm_kinematics.nodes.runner import run_nodes
+    from arm_kinematics.nodes.trajectory_node import TrajectoryNode
+
+    if os.environ.get("BENCH_SWITCH_INTERVAL"):
+        sys.setswitchinterval(float(os.environ["BENCH_SWITCH_INTERVAL"]))
+    overrides = [Parameter("link_lengths_m", value=LINK_LENGTHS)]
+    return run_nodes(
+        [
+            lambda: IkNode(parameter_overrides=overrides),
+            lambda: HardwareNode(parameter_overrides=overrides),
+            lambda: TrajectoryNode(parameter_overrides=overrides),
+        ]
+    )
+
+
+class Client:
+    """Action client and joint_commands recorder on a SingleThreadedExecutor in a thread."""
+
+    def __init__(self) -> None:
+        self.context = Context()
+        rclpy.init(context=self.context)
+        self.node = Node("bench_trajectory_client", context=self.context)
+        self.lock = threading.Lock()
+        self.arrivals: list[float] = []  # monotonic
+        self.stamps: list[float] = []  # header stamps, seconds
+        self.first_arrival = threading.Event()
+        self.node.create_subscription(JointState, "joint_commands", self._on_command, 1000)
+        self.action = ActionClient(self.node, MoveArm, "move_arm")
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self._spin, daemon=True)
+        self.thread.start()
+        if not self.action.wait_for_server(timeout_sec=TIMEOUT_S):
+            raise SystemExit("bench_trajectory: no move_arm action server")
+        deadline = time.monotonic() + TIMEOUT_S
+        while self.node.count_publishers("joint_commands") == 0:
+            if time.monotonic() > deadline:
+                raise SystemExit("bench_trajectory: joint_commands publisher not matched")
+            time.sleep(0.01)
+
+    def _spin(self) -> None:
+        with contextlib.suppress(Exception):  # the context ends at shutdown
+            self.executor.spin()
+
+    def _on_command(self, msg: JointState) -> None:
+        now = time.monotonic()
+        with self.lock:
+            self.arrivals.append(now)
+            self.stamps.append(msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9)
+        self.first_arrival.set()
+
+    def reset(self) -> None:
+        with self.lock:
+            self.arrivals.clear()
+            self.stamps.clear()
+        self.first_arrival.clear()
+
+    @staticmethod
+    def wait(future: Any, what: str) -> Any:
+        done = threading.Event()
+        future.add_done_callback(lambda _: done.set())
+        if not done.wait(TIMEOUT_S):
+            raise SystemExit(f"bench_trajectory: no {what} within {TIMEOUT_S:g} s")
+        return future.result()
+
+    def send(self, goal: MoveArm.Goal) -> tuple[Any, float]:
+        """(goal handle, monotonic time the acceptance arrived)."""
+        handle = self.wait(self.action.send_goal_async(goal), "goal response")
+        accepted = time.monotonic()
+        if not handle.accepted:
+            raise SystemExit("bench_trajectory: goal rejected")
+        return handle, accepted
+
+    def close(self) -> None:
+        self.executor.shutdown(timeout_sec=5.0)
+        rclpy.shutdown(context=self.context)
+        self.thread.join(timeout=5.0)
+
+
+def line_goal(x: float, y: float, mode: int = MoveArm.Goal.LINEAR, speed: float = 0.0) -> Any:
+    goal = MoveArm.Goal(mode=mode, speed=speed, max_step=0.001)
+    goal.target.header.frame_id = "base_link"
+    goal.target.pose.position.x = x
+    goal.target.pose.position.y = y
+    goal.target.pose.orientation.w = 1.0
+    return goal
+
+
+def percentiles(values: list[float]) -> tuple[float, float, float]:
+    array = np.asarray(values)
+    return (
+        float(np.percentile(array, 50)),
+        float(np.percentile(array, 99)),
+        float(array.max()),
+    )
+
+
+def measure(goals: int) -> bool:
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    log: list[str] = []
+    threading.Thread(target=lambda: log.extend(server.stdout), daemon=True).start()
+    client = Client()
+    try:
+        # Start at one end of the line.
+        handle, _ = client.send(line_goal(*START, mode=MoveArm.Goal.JOINT, speed=1.0))
+        result = client.wait(handle.get_result_async(), "result").result
+        if result.status != MoveArm.Result.SUCCEEDED:
+            raise SystemExit(f"bench_trajectory: could not reach the start: {result.message}")
+
+        # 1. Acceptance -> first setpoint, 1 m line, 1 mm steps; canceled after it.
+        client_ms = []
+        for _ in range(goals):
+            client.reset()
+            handle, accepted = client.send(line_goal(*GOAL, speed=0.05))
+            result_future = handle.get_result_async()
+            while not client.first_arrival.wait(0.1):
+                if result_future.done():
+                    message = result_future.result().result.message
+                    raise SystemExit(f"bench_trajectory: the goal ended early: {message}")
+            with client.lock:
+                first = client.arrivals[0]
+            client_ms.append((first - accepted) * 1e3)
+            client.wait(handle.cancel_goal_async(), "cancel")
+            response = client.wait(handle.get_result_async(), "result")
+            if response.result.status != MoveArm.Result.CANCELED:
+                raise SystemExit(f"bench_trajectory: {response.result.message}")
+        # The node's own figures, from its log lines (one per goal that streamed).
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            found = [m for line in list(log) if (m := _FIRST_SETPOINT_LOG.search(line))]
+            if len(found) >= goals + 1:
+                break
+            time.sleep(0.05)
+        lines = found[1:]  # the first streamed goal is the move to the start
+        steps = {int(m.group(1)) for m in lines}
+        node_ms = [float(m.group(3)) for m in lines]
+        ik_ms = [float(m.group(2)) for m in lines]
+
+        # 2. Period jitter over one 10 s move at 50 Hz: 0.5 m at 0.05 m/s.
+        client.reset()
+        mid = ((START[0] + GOAL[0]) / 2, (START[1] + GOAL[1]) / 2)
+        handle, _ = client.send(line_goal(*mid, speed=0.05))
+        response = client.wait(handle.get_result_async(), "result")
+        if response.result.status != MoveArm.Result.SUCCEEDED:
+            raise SystemExit(f"bench_trajectory: {response.result.message}")
+        with client.lock:
+            arrivals = np.diff(client.arrivals)
+            stamps = np.diff(client.stamps)
+    finally:
+        client.close()
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGINT)
+        try:
+            server.wait(timeout=10.0)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+
+    period_ms = 20.0
+    publish_jitter = np.abs(stamps * 1e3 - period_ms).tolist()
+    arrival_jitter = np.abs(arrivals * 1e3 - period_ms).tolist()
+    node_p50, node_p99, node_max = percentiles(node_ms)
+    client_p50, client_p99, client_max = percentiles(client_ms)
+    ik_p50, _, _ = percentiles(ik_ms)
+    pub_p50, pub_p99, pub_max = percentiles(publish_jitter)
+    arr_p50, arr_p99, arr_max = percentiles(arrival_jitter)
+    print(f"arm L = {LINK_LENGTHS} m; 1 m line {START} -> {GOAL}, 1 mm steps ({steps} IK points)")
+    print(f"{goals} goals, each canceled after its first setpoint")
+    print("acceptance -> first setpoint        p50 ms   p99 ms   max ms")
+    print(f"  in the node (log)              {node_p50:8.1f} {node_p99:8.1f} {node_max:8.1f}")
+    print(f"  client: accepted -> received   {client_p50:8.1f} {client_p99:8.1f} {client_max:8.1f}")
+    print(f"  of which solve_ik_batch round trip p50 {ik_p50:.1f} ms")
+    print(f"setpoint period jitter |dt - 20 ms| over {len(stamps) + 1} setpoints at 50 Hz")
+    print(f"  node publish stamps            {pub_p50:8.2f} {pub_p99:8.2f} {pub_max:8.2f}")
+    print(f"  client arrival times           {arr_p50:8.2f} {arr_p99:8.2f} {arr_max:8.2f}")
+    ok_first = node_p50 < FIRST_SETPOINT_TARGET_MS
+    ok_jitter = pub_p99 < JITTER_TARGET_MS
+    print(
+        f"target first setpoint < {FIRST_SETPOINT_TARGET_MS:g} ms (node p50): "
+        f"{'met' if ok_first else 'MISSED'}; "
+        f"target jitter p99 < {JITTER_TARGET_MS:g} ms (node): {'met' if ok_jitter else 'MISSED'}"
+    )
+    return ok_first and ok_jitter and math.isfinite(node_p50)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--goals", type=int, default=30, help="1 m goals to time (default 30)")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        return serve()
+    ok = measure(args.goals)
+    return 0 if ok or not args.strict else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
