@@ -717,22 +717,26 @@ class PlanarArm:
             down1 += TAU
         up2 = -t2
         if limited:
-            # Each branch's smallest distance to a limit (as _limit_margin, without min()): it
-            # is >= 0 exactly when the branch is within limits, and it ranks the branches.
-            margin_up = up1 - lo1
-            if (margin := hi1 - up1) < margin_up:
-                margin_up = margin
-            if (margin := up2 - lo2) < margin_up:
-                margin_up = margin
-            if (margin := hi2 - up2) < margin_up:
-                margin_up = margin
-            margin_down = down1 - lo1
-            if (margin := hi1 - down1) < margin_down:
-                margin_down = margin
-            if (margin := t2 - lo2) < margin_down:
-                margin_down = margin
-            if (margin := hi2 - t2) < margin_down:
-                margin_down = margin
+            if branch is _MARGIN or (branch is _CLOSEST and current is None):
+                # Each branch's smallest distance to a limit (as _limit_margin, without min()):
+                # >= 0 exactly when the branch is within limits; it ranks the branches.
+                margin_up = up1 - lo1
+                if (margin := hi1 - up1) < margin_up:
+                    margin_up = margin
+                if (margin := up2 - lo2) < margin_up:
+                    margin_up = margin
+                if (margin := hi2 - up2) < margin_up:
+                    margin_up = margin
+                margin_down = down1 - lo1
+                if (margin := hi1 - down1) < margin_down:
+                    margin_down = margin
+                if (margin := t2 - lo2) < margin_down:
+                    margin_down = margin
+                if (margin := hi2 - t2) < margin_down:
+                    margin_down = margin
+            else:  # the other rules only need to know which branches are within limits
+                margin_up = 0.0 if lo1 <= up1 <= hi1 and lo2 <= up2 <= hi2 else -1.0
+                margin_down = 0.0 if lo1 <= down1 <= hi1 and lo2 <= t2 <= hi2 else -1.0
             if margin_up < 0.0 or margin_down < 0.0:
                 # At most one branch within limits. The limits lie inside (-pi, pi), so no 2 pi
                 # shift can help: the one within limits, unless it was explicitly refused or

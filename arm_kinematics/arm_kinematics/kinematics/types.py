@@ -91,11 +91,13 @@ class IkResult(tuple):
     and distinct from `joints`. `manipulability` is sqrt(det(Jp Jp^T)) of the position Jacobian
     at `joints` (m^2), 0.0 without a solution. `message` is the human-readable outcome.
 
-    Read the fields by name. It is built like a `collections.namedtuple` (a tuple with named,
-    read-only fields: about half the cost of a frozen dataclass, which matters because a solve
-    takes well under a microsecond) and compares, hashes, prints and pickles like the frozen
-    dataclass it replaces: by its five fields, equal only to another IkResult, not ordered.
-    The message may be stored unformatted (a DeferredText) and is formatted on first read.
+    Read the fields by name. Underneath it is a tuple with named read-only fields, like a
+    `collections.namedtuple`: that costs half as much to build as a frozen dataclass, which
+    matters because a whole 2R solve takes well under a microsecond. It compares, hashes,
+    prints, copies and pickles like a frozen dataclass: by its five fields (the message as
+    text), equal only to another IkResult, not ordered. The message may be stored unformatted
+    (a DeferredText, which is also what indexing position 2 gives) and is formatted on first
+    read of `message`.
     """
 
     __slots__ = ()
@@ -132,7 +134,8 @@ class IkResult(tuple):
         """True when `joints` holds a solution (OK or SINGULAR)."""
         return self.status <= 1
 
-    def _fields(self) -> tuple:
+    def _values(self) -> tuple:
+        """The five fields, the message formatted."""
         status, joints, _, alternative, manipulability = self
         return (status, joints, self.message, alternative, manipulability)
 
@@ -140,15 +143,15 @@ class IkResult(tuple):
         if other.__class__ is not self.__class__:
             # Not equal to a plain tuple of the same items (tuple's own == would say so).
             return False if isinstance(other, tuple) else NotImplemented
-        return self._fields() == other._fields()  # type: ignore[attr-defined]
+        return self._values() == other._values()  # type: ignore[attr-defined]
 
     def __ne__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return True if isinstance(other, tuple) else NotImplemented
-        return self._fields() != other._fields()  # type: ignore[attr-defined]
+        return self._values() != other._values()  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash(self._fields())
+        return hash(self._values())
 
     def _not_ordered(self, other: object) -> bool:
         return NotImplemented
@@ -156,11 +159,11 @@ class IkResult(tuple):
     __lt__ = __le__ = __gt__ = __ge__ = _not_ordered
 
     def __repr__(self) -> str:
-        status, joints, message, alternative, manipulability = self._fields()
+        status, joints, message, alternative, manipulability = self._values()
         return (
             f"IkResult(status={status!r}, joints={joints!r}, message={message!r}, "
             f"alternative={alternative!r}, manipulability={manipulability!r})"
         )
 
     def __getnewargs__(self) -> tuple:  # copy and pickle: the formatted message
-        return self._fields()
+        return self._values()
