@@ -71,9 +71,9 @@ class DeferredText:
     def __str__(self) -> str:
         text = self._text
         if text is None:
-            # Concurrent first reads may both format; they get the same text.
+            # Concurrent first reads may both format (the same text): hence no lock, and the
+            # arguments are kept.
             text = self._text = self._build(*self._args)
-            self._args = ()
         return text
 
     def __repr__(self) -> str:
@@ -165,5 +165,5 @@ class IkResult(tuple):
             f"alternative={alternative!r}, manipulability={manipulability!r})"
         )
 
-    def __getnewargs__(self) -> tuple:  # copy and pickle: the formatted message
-        return self._values()
+    def __reduce__(self) -> tuple:  # copy and pickle (any protocol) with the message as text
+        return (IkResult, self._values())
