@@ -1003,7 +1003,7 @@ class PlanarArm:
             heading,
             (x - l3 * _cos(heading), y - l3 * _sin(heading)),
             (self._ring_min, self._ring_max),
-            self._heading_intervals(x, y),  # now: it depends on edge_tolerance
+            self._heading_intervals(x, y),  # computed now: edge_tolerance may change later
         )
         return _tuple_new(IkResult, (_ORIENTATION, None, message, None, 0.0))
 
