@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
-from arm_kinematics.config import ArmConfig, JointConfig, ServoConfig
+from arm_kinematics.config import ArmConfig, JointConfig
 
 #: A command this close outside a joint limit (float noise of an IK result at the limit) is
 #: taken as the limit itself; anything further is rejected. 1e-9 rad is 6e-8 degrees.
@@ -25,26 +25,13 @@ class InvalidCommandError(ValueError):
 
 
 @dataclass(frozen=True)
-class JointServo:
-    """One joint (radians) and the servo that drives it (servo degrees)."""
-
-    name: str
-    min_position: float
-    max_position: float
-    max_velocity: float
-    home: float
-    servo: ServoConfig
+class JointServo(JointConfig):
+    """One joint (radians) and the servo that drives it (servo degrees): a JointConfig with
+    the mapping and the command check."""
 
     @classmethod
     def from_joint(cls, joint: JointConfig) -> JointServo:
-        return cls(
-            joint.name,
-            joint.min_position,
-            joint.max_position,
-            joint.max_velocity,
-            joint.home,
-            joint.servo,
-        )
+        return cls(**{field.name: getattr(joint, field.name) for field in fields(JointConfig)})
 
     def servo_deg(self, joint_rad: float) -> float:
         """Servo angle (servo degrees) for a joint angle (radians) that passed `check`."""
