@@ -1,9 +1,11 @@
 """Benchmark of trajectory_node: goal acceptance to first setpoint, and setpoint period jitter.
 
-Set-up (what a user of the README's run command gets):
-- SERVER: a child process runs the real IkNode, HardwareNode (sim) and TrajectoryNode through
-  `run_nodes` (nodes/runner.py): one process, the production MultiThreadedExecutor. The arm is
-  the default one with longer links, L = (1.0, 0.8) m, so that a 1 m line fits in its ring.
+Set-up (what users get):
+- SERVER: the real IkNode, HardwareNode (sim) and TrajectoryNode through `run_nodes`
+  (nodes/runner.py, the production MultiThreadedExecutor), either all three in one child
+  process (--layout bringup, the README's run command) or one child process each (--layout
+  processes, what the launch file starts). The arm is the default one with longer links,
+  L = (1.0, 0.8) m, so that a 1 m line fits in its ring.
 - CLIENT: this process, one node on a SingleThreadedExecutor spinning in a thread: an rclpy
   ActionClient and a subscription on joint_commands that records the arrival time (monotonic)
   and the header stamp (the node's clock just before each publish) of every setpoint.
@@ -19,7 +21,7 @@ Measured:
    p99 under 5 ms.
 
 The machine is shared: the figures are this run's. Usage:
-    source scripts/env.sh && python bench/bench_trajectory.py [--goals N] [--strict]
+    source scripts/env.sh && python bench/bench_trajectory.py [--layout L] [--goals N] [--strict]
 (--strict: exit 1 when a target is missed.)
 """
 
@@ -65,22 +67,27 @@ _FIRST_SETPOINT_LOG = re.compile(
 )
 
 
-def serve() -> int:
+def _executable(name: str) -> str:
+    from ament_index_python.packages import get_package_prefix
+
+    return os.path.join(get_package_prefix("arm_kinematics"), "lib", "arm_kinematics", name)
+
+
+def serve(which: str) -> int:
+    """Run `which` node ("ik", "hardware", "trajectory") or "all" three in this process."""
     from arm_kinematics.nodes.hardware_node import HardwareNode
     from arm_kinematics.nodes.ik_node import IkNode
     from arm_kinematics.nodes.runner import run_nodes
     from arm_kinematics.nodes.trajectory_node import TrajectoryNode
 
-    if os.environ.get("BENCH_SWITCH_INTERVAL"):
-        sys.setswitchinterval(float(os.environ["BENCH_SWITCH_INTERVAL"]))
     overrides = [Parameter("link_lengths_m", value=LINK_LENGTHS)]
-    return run_nodes(
-        [
-            lambda: IkNode(parameter_overrides=overrides),
-            lambda: HardwareNode(parameter_overrides=overrides),
-            lambda: TrajectoryNode(parameter_overrides=overrides),
-        ]
-    )
+    factories = {
+        "ik": lambda: IkNode(parameter_overrides=overrides),
+        "hardware": lambda: HardwareNode(parameter_overrides=overrides),
+        "trajectory": lambda: TrajectoryNode(parameter_overrides=overrides),
+    }
+    names = list(factories) if which == "all" else [which]
+    return run_nodes([factories[name] for name in names])
 
 
 class Client:
@@ -165,16 +172,30 @@ def percentiles(values: list[float]) -> tuple[float, float, float]:
     )
 
 
-def measure(goals: int) -> bool:
-    server = subprocess.Popen(
-        [sys.executable, __file__, "--serve"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+def measure(goals: int, layout: str) -> bool:
+    # "bringup": the three nodes in one process (the README's run command); "processes": one
+    # process per node (what the launch file starts).
+    if layout == "bringup":
+        commands = [[sys.executable, __file__, "--serve", "all"]]
+    else:  # the installed executables, as `ros2 run` / the launch file start them
+        lengths = "[" + ",".join(str(v) for v in LINK_LENGTHS) + "]"
+        commands = [
+            [_executable(name), "--ros-args", "-p", f"link_lengths_m:={lengths}"]
+            for name in ("ik_node", "hardware_node", "trajectory_node")
+        ]
+    servers = [
+        subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        for command in commands
+    ]
     log: list[str] = []
-    threading.Thread(target=lambda: log.extend(server.stdout), daemon=True).start()
+    for server in servers:
+        threading.Thread(target=lambda s=server: log.extend(s.stdout), daemon=True).start()
     client = Client()
     try:
         # Start at one end of the line.
@@ -222,14 +243,19 @@ def measure(goals: int) -> bool:
         with client.lock:
             arrivals = np.diff(client.arrivals)
             stamps = np.diff(client.stamps)
+    except SystemExit:
+        print("".join(log[-15:]), file=sys.stderr)  # what the nodes said
+        raise
     finally:
         client.close()
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGINT)
-        try:
-            server.wait(timeout=10.0)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
+        for server in servers:
+            if server.poll() is None:
+                os.killpg(server.pid, signal.SIGINT)
+        for server in servers:
+            try:
+                server.wait(timeout=10.0)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
 
     period_ms = 20.0
     publish_jitter = np.abs(stamps * 1e3 - period_ms).tolist()
@@ -239,8 +265,15 @@ def measure(goals: int) -> bool:
     ik_p50, _, _ = percentiles(ik_ms)
     pub_p50, pub_p99, pub_max = percentiles(publish_jitter)
     arr_p50, arr_p99, arr_max = percentiles(arrival_jitter)
-    print(f"arm L = {LINK_LENGTHS} m; 1 m line {START} -> {GOAL}, 1 mm steps ({steps} IK points)")
-    print(f"{goals} goals, each canceled after its first setpoint")
+    print(
+        f"layout {layout}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
+        f"arm L = {LINK_LENGTHS} m"
+    )
+    print(
+        f"1 m line {START} -> {GOAL} at 1 mm steps ({min(steps)}..{max(steps)} IK points: the "
+        f"arm starts where the previous goal was canceled); {goals} goals, each canceled "
+        "after its first setpoint"
+    )
     print("acceptance -> first setpoint        p50 ms   p99 ms   max ms")
     print(f"  in the node (log)              {node_p50:8.1f} {node_p99:8.1f} {node_max:8.1f}")
     print(f"  client: accepted -> received   {client_p50:8.1f} {client_p99:8.1f} {client_max:8.1f}")
@@ -262,11 +295,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--goals", type=int, default=30, help="1 m goals to time (default 30)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
-    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--layout",
+        choices=("bringup", "processes"),
+        default="bringup",
+        help="bringup: the three nodes in one process (default); processes: one per node",
+    )
+    parser.add_argument("--serve", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        return serve()
-    ok = measure(args.goals)
+        return serve(args.serve)
+    ok = measure(args.goals, args.layout)
     return 0 if ok or not args.strict else 1
 
 

@@ -1,11 +1,16 @@
-"""The `move_arm` console script and the `trajectory_node` executable, as processes.
+"""The `move_arm` command-line client and the `trajectory_node` executable.
 
-The nodes the client talks to run in this process (one graph for the module); the client runs
-as the installed console script, as a user would start it.
+The nodes the client talks to run in this process (one graph for the module). The client's
+`run(argv)` (what the console script calls) runs in this process too, on its own rclpy
+context; Ctrl-C is tested on the installed console script in a process of its own, as a user
+would start it. (Each new process must discover the graph over DDS, which on this loaded
+machine sometimes takes several seconds: the tests keep such processes few.)
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import subprocess
@@ -22,7 +27,7 @@ from ros_helpers import (
 )
 from test_trajectory_node import Harness, make_nodes, tip_of
 
-from arm_kinematics.cli.move_arm import build_parser
+from arm_kinematics.cli.move_arm import build_parser, run
 
 
 @pytest.fixture(scope="module")
@@ -32,17 +37,17 @@ def arm() -> Iterator[Harness]:
         yield Harness(graph, nodes["hardware"])
 
 
-def move_arm(*args: str, timeout: float = 90.0) -> tuple[int, str]:
-    """Run the client; DDS discovery of a new process can take seconds on a loaded machine,
-    so it gets 30 s to find the server unless the test says otherwise."""
+def move_arm(*args: str) -> tuple[int, str]:
+    """Run the client as the console script would (`run(argv)`); exit code and output.
+
+    It gets 30 s to find the server (DDS discovery on a loaded machine) unless told otherwise.
+    """
     if "--timeout" not in args:
         args = (*args, "--timeout", "30")
-    proc = start_node_process(installed_executable("move_arm"), *args)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return stop_process(proc)
-    return proc.returncode, out
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = run(["move_arm", *args])
+    return code, out.getvalue()
 
 
 def final_joints(output: str) -> tuple[float, float]:
@@ -50,6 +55,34 @@ def final_joints(output: str) -> tuple[float, float]:
     line = next(line for line in output.splitlines() if line.startswith("final joints:"))
     values = [part.split("=")[1].split(" rad")[0] for part in line.split(": ", 1)[1].split(", ")]
     return tuple(float(v) for v in values)
+
+
+def test_ctrl_c_cancels_the_goal_and_prints_the_canceled_result(arm):
+    arm.move_to(0.16, 0.0)
+    proc = start_node_process(
+        installed_executable("move_arm"), "0.10", "0.10", "--speed", "0.01",
+        "--feedback-period", "0", "--timeout", "30",
+    )  # fmt: skip
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    reader.start()
+    try:
+        wait_for(
+            lambda: sum(line.startswith("step ") for line in list(lines)) >= 5,
+            what="5 feedback lines from move_arm",
+        )
+        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal does
+        code = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            stop_process(proc)
+    reader.join(timeout=10)
+    out = "".join(lines)
+    assert code == 130, out
+    assert "status: CANCELED (4)" in out
+    assert "canceled by the client" in out
+    # The arm stays at the last commanded point, which the client printed.
+    arm.wait_until_at(final_joints(out), 1e-6)  # printed with 6 decimals
 
 
 def test_move_arm_moves_prints_feedback_and_the_result(arm):
@@ -87,34 +120,6 @@ def test_move_arm_without_a_server_exits_2_after_the_timeout(arm):
     code, out = move_arm("0.1", "0.1", "--namespace", "nobody_here", "--timeout", "1")
     assert code == 2
     assert "no /nobody_here/move_arm action server within 1 s" in out
-
-
-def test_ctrl_c_cancels_the_goal_and_prints_the_canceled_result(arm):
-    arm.move_to(0.16, 0.0)
-    proc = start_node_process(
-        installed_executable("move_arm"), "0.10", "0.10", "--speed", "0.01",
-        "--feedback-period", "0", "--timeout", "30",
-    )  # fmt: skip
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
-    reader.start()
-    try:
-        wait_for(
-            lambda: sum(line.startswith("step ") for line in list(lines)) >= 5,
-            what="5 feedback lines from move_arm",
-        )
-        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal does
-        code = proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            stop_process(proc)
-    reader.join(timeout=10)
-    out = "".join(lines)
-    assert code == 130, out
-    assert "status: CANCELED (4)" in out
-    assert "canceled by the client" in out
-    # The arm stays at the last commanded point, which the client printed.
-    arm.wait_until_at(final_joints(out), 1e-6)  # printed with 6 decimals
 
 
 def test_the_command_line_takes_negative_coordinates_and_degrees():

@@ -205,8 +205,14 @@ class Harness:
             return self.markers[-1]
 
 
+#: joint_states at 25 Hz instead of 50: every node of these tests shares one process and one
+#: rclpy executor, which on 2 cores slips into a busy loop under ~300 callbacks a second
+#: (rclpy 7.1, see the report); the setpoints still stream at the configured 50 Hz.
+TEST_OVERRIDES = (("hardware.publish_rate_hz", 25.0),)
+
+
 def make_nodes(graph: RosGraph, *, ik=True, hardware=True, overrides=()) -> dict:
-    params = [Parameter(name, value=value) for name, value in overrides]
+    params = [Parameter(name, value=value) for name, value in (*TEST_OVERRIDES, *overrides)]
     nodes = {}
     if ik:
         nodes["ik"] = graph.add(IkNode(context=graph.context, parameter_overrides=params))
@@ -256,12 +262,16 @@ def test_straight_line_streams_setpoints_on_the_line_within_the_joint_speed_limi
     assert result.total_steps == math.ceil(length / CONFIG.trajectory.default_max_step - 1e-9)
     assert list(result.final_joints.position) == list(outcome.commands[-1].position)
     assert list(result.final_joints.name) == NAMES
-    # Feedback: one per setpoint, counting up to the total, the tip following the commands.
-    # (Feedback is a KEEP_LAST topic: a busy client may miss some, never the newest.)
+    # Feedback: with the first setpoint, then every 0.1 s (about every 5th setpoint), and with
+    # the last; the tip is that of the commanded setpoint. (A KEEP_LAST topic: a busy client
+    # may miss one, never the newest.)
     steps = [f.step for f in outcome.feedback]
-    assert steps == sorted(set(steps))
     assert steps[-1] == len(tips)
-    assert len(steps) > len(tips) // 2
+    assert steps == sorted(set(steps))
+    assert len(steps) >= len(tips) // 10
+    for f in outcome.feedback:
+        assert (f.tip.x, f.tip.y) == pytest.approx(tips[f.step - 1], abs=1e-12)
+        assert list(f.joints.position) == list(outcome.commands[f.step - 1].position)
     assert outcome.feedback[-1].fraction == pytest.approx(1.0)
     assert {f.total_steps for f in outcome.feedback} == {len(tips)}
     last = outcome.feedback[-1]

@@ -21,7 +21,9 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -189,7 +191,10 @@ def run(argv: list[str]) -> int:
         goal.target.pose.orientation = heading_to_quaternion(math.radians(args.heading))
 
     namespace = "/" + args.namespace.strip("/") if args.namespace.strip("/") else ""
-    # Ctrl-C must not shut the context down before the cancel request has gone out.
+    # Ctrl-C sets a flag that the loops below check between spins: it must neither shut the
+    # context down before the cancel request has gone out nor interrupt rclpy mid-call.
+    interrupted = threading.Event()
+    previous_handlers = _catch_interrupts(interrupted)
     rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     executor = SingleThreadedExecutor()
     node = None
@@ -198,30 +203,59 @@ def run(argv: list[str]) -> int:
         executor.add_node(node)
         client = ActionClient(node, MoveArm, "move_arm")
         server = (namespace or "") + "/move_arm"
-        return _send(executor, client, server, goal, args)
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+        return _send(_Spinner(executor, interrupted), client, server, goal, args)
     finally:
-        # Destroy the node before the context so that the server hears it leave at once
-        # (instead of keeping a stale client until its DDS lease runs out).
+        # Destroy the node before the context so that the server hears it leave at once.
         executor.shutdown()
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
+        for signum, handler in previous_handlers.items():
+            signal.signal(signum, handler)
 
 
-def _spin_until(executor: Any, predicate: Any, timeout: float | None) -> bool:
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while not predicate():
-        if deadline is not None and time.monotonic() >= deadline:
-            return False
-        executor.spin_once(timeout_sec=0.05)
-    return True
+def _catch_interrupts(flag: threading.Event) -> dict[int, Any]:
+    """SIGINT/SIGTERM set `flag` (a second Ctrl-C exits at once); the previous handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def handler(signum: int, _frame: Any) -> None:
+        if flag.is_set() and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        flag.set()
+
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous[signum] = signal.signal(signum, handler)
+    return previous
 
 
-def _send(executor: Any, client: Any, server: str, goal: Any, args: argparse.Namespace) -> int:
+class _Spinner:
+    """Spins an executor until a condition holds, a timeout passes or Ctrl-C is pressed."""
+
+    def __init__(self, executor: Any, interrupted: threading.Event) -> None:
+        self.executor = executor
+        self.interrupted = interrupted
+
+    def until(self, predicate: Any, timeout: float | None, *, interruptible: bool = True) -> bool:
+        """True once `predicate()` holds; False on timeout or (if interruptible) Ctrl-C."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not predicate():
+            if interruptible and self.interrupted.is_set():
+                return False
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            self.executor.spin_once(timeout_sec=0.05)
+        return True
+
+
+def _send(spin: _Spinner, client: Any, server: str, goal: Any, args: argparse.Namespace) -> int:
+    from arm_kinematics_interfaces.action import MoveArm
+
     deadline = time.monotonic() + args.timeout
-    if not _spin_until(executor, client.server_is_ready, args.timeout):
+    if not spin.until(client.server_is_ready, args.timeout):
+        if spin.interrupted.is_set():
+            return EXIT_INTERRUPTED
         print(
             f"move_arm: no {server} action server within {args.timeout:g} s "
             "(is trajectory_node running, in this namespace and ROS_DOMAIN_ID?)",
@@ -240,30 +274,28 @@ def _send(executor: Any, client: Any, server: str, goal: Any, args: argparse.Nam
             print(format_feedback(feedback), flush=True)
 
     sent = client.send_goal_async(goal, feedback_callback=on_feedback)
-    if not _spin_until(executor, sent.done, max(0.0, deadline - time.monotonic())):
-        print(f"move_arm: {server} did not accept the goal within {args.timeout:g} s")
+    # Not interruptible: a goal on its way must be known before it can be canceled.
+    if not spin.until(sent.done, max(0.0, deadline - time.monotonic()), interruptible=False):
+        print(
+            f"move_arm: {server} did not accept the goal within {args.timeout:g} s",
+            file=sys.stderr,
+        )
         return EXIT_NO_SERVER
     handle = sent.result()
     if not handle.accepted:
         print(f"move_arm: {server} rejected the goal", file=sys.stderr)
         return EXIT_FAILED
     result_future = handle.get_result_async()
-    interrupted = False
-    try:
-        _spin_until(executor, result_future.done, None)
-    except KeyboardInterrupt:
-        interrupted = True
+    if not spin.until(result_future.done, None):
         print("move_arm: canceling the goal...", file=sys.stderr, flush=True)
         handle.cancel_goal_async()
-        if not _spin_until(executor, result_future.done, _CANCEL_WAIT_S):
+        if not spin.until(result_future.done, _CANCEL_WAIT_S, interruptible=False):
             print("move_arm: no result after the cancel request", file=sys.stderr)
             return EXIT_INTERRUPTED
     result = result_future.result().result
     print_result(result)
-    if interrupted:
+    if spin.interrupted.is_set():
         return EXIT_INTERRUPTED
-    from arm_kinematics_interfaces.action import MoveArm
-
     return EXIT_SUCCEEDED if result.status == MoveArm.Result.SUCCEEDED else EXIT_FAILED
 
 

@@ -33,11 +33,12 @@ import math
 import sys
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
 from geometry_msgs.msg import Point, PointStamped
-from rclpy.action import ActionClient, ActionServer, CancelResponse, GoalResponse
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
@@ -92,6 +93,9 @@ MODE_NAMES = {MoveArm.Goal.LINEAR: "LINEAR", MoveArm.Goal.JOINT: "JOINT"}
 MAX_PLAN_POINTS = 200_000
 MAX_SETPOINTS = 500_000
 
+#: Feedback goes out with the first setpoint, then at most every FEEDBACK_PERIOD_S, and with
+#: the last: enough for a progress display, without a client callback per setpoint.
+FEEDBACK_PERIOD_S = 0.1
 _POLL_S = 0.05  # longest uninterrupted wait while waiting for something that has no event
 
 
@@ -121,6 +125,8 @@ class GoalTiming:
     """Timings of the last goal that streamed (monotonic seconds), for logs and benchmarks."""
 
     accepted_at: float = math.nan
+    executing_at: float = math.nan  # the execute callback started
+    start_pose_at: float = math.nan  # the start pose taken (joint_states)
     ik_s: float = math.nan  # the solve_ik_batch round trip
     plan_s: float = math.nan  # acceptance to the setpoints being ready
     first_setpoint_at: float = math.nan
@@ -130,13 +136,16 @@ class GoalTiming:
 
 @dataclass
 class _Run:
-    """One accepted goal and the flags other callbacks use to stop it."""
+    """One accepted goal (an action goal, or a clicked point without a goal handle) and the
+    flags other callbacks use to stop it."""
 
-    handle: ServerGoalHandle
+    key: bytes
+    handle: ServerGoalHandle | None
     move: _Move | None
     error: str | None
     accepted_at: float
     wake: threading.Event = field(default_factory=threading.Event)
+    label: str = "goal"  # for log lines
     stop_status: int | None = None  # CANCELED, PREEMPTED (set once, then `wake` is set)
     stop_reason: str = ""
     timing: GoalTiming = field(default_factory=GoalTiming)
@@ -198,9 +207,8 @@ class TrajectoryNode(Node):
             cancel_callback=self._on_cancel,
             callback_group=group,
         )
-        # RViz's "Publish Point": a goal to our own action server, so a click goes through the
-        # same validation, preemption and logging as any other goal.
-        self._self_client = ActionClient(self, MoveArm, "move_arm", callback_group=group)
+        # RViz's "Publish Point": a LINEAR move at the default speed, validated, preempting and
+        # preempted like an action goal (it has no goal handle, so no feedback or result).
         self.create_subscription(
             PointStamped, "clicked_point", self._on_clicked_point, 10, callback_group=group
         )
@@ -229,42 +237,36 @@ class TrajectoryNode(Node):
 
     def _on_clicked_point(self, msg: PointStamped) -> None:
         p = msg.point
-        log = self.get_logger()
-        log.info(f"clicked point ({p.x:.4f}, {p.y:.4f}, {p.z:.4f}) in '{msg.header.frame_id}'")
-        if not self._self_client.server_is_ready():
-            log.warning("clicked point ignored: the move_arm action server is not ready yet")
-            return
+        self.get_logger().info(
+            f"clicked point ({p.x:.4f}, {p.y:.4f}, {p.z:.4f}) in '{msg.header.frame_id}': "
+            "moving there in a straight line"
+        )
         goal = MoveArm.Goal(mode=MoveArm.Goal.LINEAR)
         goal.target.header = msg.header
         goal.target.pose.position = p
         goal.target.pose.orientation.w = 1.0
-        future = self._self_client.send_goal_async(goal)
-        future.add_done_callback(self._on_clicked_goal_response)
-
-    def _on_clicked_goal_response(self, future) -> None:
-        handle = future.result()
-        if handle is None or not handle.accepted:
-            self.get_logger().warning("clicked point: goal was not accepted")
-            return
-        handle.get_result_async().add_done_callback(self._on_clicked_result)
-
-    def _on_clicked_result(self, future) -> None:
-        result = future.result().result
-        line = f"clicked point move: {status_name(result.status)}: {result.message}"
-        if result.status == Result.SUCCEEDED:
-            self.get_logger().info(line)
-        else:
-            self.get_logger().warning(line)
+        run = self._admit(uuid.uuid4().bytes, None, goal, "clicked point move")
+        # Its own thread, not an executor worker: a move lasts seconds.
+        threading.Thread(target=self._finish, args=(run,), daemon=True).start()
 
     # --- goal lifecycle --------------------------------------------------------------------
 
-    def _on_accepted(self, handle: ServerGoalHandle) -> None:
-        now = time.monotonic()
+    def _admit(
+        self, key: bytes, handle: ServerGoalHandle | None, goal: MoveArm.Goal, label: str
+    ) -> _Run:
+        """Validate a goal and register it; a valid one preempts the goal that runs."""
         try:
-            move, error = self._validate(handle.request), None
+            move, error = self._validate(goal), None
         except _GoalError as problem:
             move, error = None, str(problem)
-        run = _Run(handle=handle, move=move, error=error, accepted_at=now)
+        run = _Run(
+            key=key,
+            handle=handle,
+            move=move,
+            error=error,
+            accepted_at=time.monotonic(),
+            label=label,
+        )
         with self._goal_lock:
             if self._closing:
                 run.stop(Result.CANCELED, "the node is shutting down")
@@ -272,7 +274,11 @@ class TrajectoryNode(Node):
                 previous, self._active = self._active, run
                 if previous is not None:
                     previous.stop(Result.PREEMPTED, "preempted by a newer goal")
-            self._runs[bytes(handle.goal_id.uuid)] = run
+            self._runs[key] = run
+        return run
+
+    def _on_accepted(self, handle: ServerGoalHandle) -> None:
+        self._admit(bytes(handle.goal_id.uuid), handle, handle.request, "goal")
         handle.execute()
 
     def _on_cancel(self, handle: ServerGoalHandle) -> CancelResponse:
@@ -283,30 +289,34 @@ class TrajectoryNode(Node):
         return CancelResponse.ACCEPT
 
     def _execute(self, handle: ServerGoalHandle) -> MoveArm.Result:
-        key = bytes(handle.goal_id.uuid)
         with self._goal_lock:
-            run = self._runs[key]
-        try:
-            result = self._run(run)
-        except _GoalEndError as outcome:
-            result = outcome.result
-        except Exception as error:  # never let a bug leave the goal hanging or kill the node
-            self.get_logger().error(f"goal failed unexpectedly: {error!r}")
-            result = self._result(Result.HARDWARE_FAULT, f"internal error: {error!r}")
-            result.final_joints = self._joint_state_msg(self._latest_joints())
-        finally:
-            with self._goal_lock:
-                self._runs.pop(key, None)
-                if self._active is run:
-                    self._active = None
-                self._idle.notify_all()
+            run = self._runs[bytes(handle.goal_id.uuid)]
+        result = self._finish(run)
         if result.status == Result.SUCCEEDED:
             handle.succeed()
         elif result.status == Result.CANCELED and handle.is_cancel_requested:
             handle.canceled()
         else:
             handle.abort()
-        line = f"goal {status_name(result.status)}: {result.message}"
+        return result
+
+    def _finish(self, run: _Run) -> MoveArm.Result:
+        """Run a goal to its end; its result (also logged). Never raises."""
+        try:
+            result = self._run(run)
+        except _GoalEndError as outcome:
+            result = outcome.result
+        except Exception as error:  # never let a bug leave the goal hanging or kill the node
+            self.get_logger().error(f"{run.label} failed unexpectedly: {error!r}")
+            result = self._result(Result.HARDWARE_FAULT, f"internal error: {error!r}")
+            result.final_joints = self._joint_state_msg(self._latest_joints())
+        finally:
+            with self._goal_lock:
+                self._runs.pop(run.key, None)
+                if self._active is run:
+                    self._active = None
+                self._idle.notify_all()
+        line = f"{run.label} {status_name(result.status)}: {result.message}"
         if result.status in (Result.SUCCEEDED, Result.CANCELED, Result.PREEMPTED):
             self.get_logger().info(line)
         else:
@@ -314,6 +324,7 @@ class TrajectoryNode(Node):
         return result
 
     def _run(self, run: _Run) -> MoveArm.Result:
+        run.timing.executing_at = time.monotonic()
         if run.error is not None:
             return self._result(Result.INVALID_GOAL, run.error)
         move = run.move
@@ -332,6 +343,7 @@ class TrajectoryNode(Node):
                 )
             )
             start = self._start_joints(run)
+            run.timing.start_pose_at = time.monotonic()
             if move.mode == MoveArm.Goal.LINEAR:
                 setpoints, total_steps, _ = self._plan_line(run, move, start)
             else:
@@ -635,6 +647,7 @@ class TrajectoryNode(Node):
         last = start
         watchdog = self._trajectory.joint_state_timeout_s
         started = time.monotonic()
+        next_feedback_at = started
         for k in range(count):
             tick = started + k * self._period
             delay = tick - time.monotonic()
@@ -661,11 +674,14 @@ class TrajectoryNode(Node):
                     "acceptance"
                 )
             last = tuple(joints[k])
-            tip_x, tip_y, _ = self.arm.forward(last)
-            feedback = MoveArm.Feedback(step=k + 1, total_steps=count, fraction=(k + 1) / count)
-            feedback.tip = Point(x=tip_x, y=tip_y, z=self.config.plane_z)
-            feedback.joints = command
-            run.handle.publish_feedback(feedback)
+            now = publish_times[-1]
+            if run.handle is not None and (now >= next_feedback_at or k == count - 1):
+                next_feedback_at = now + FEEDBACK_PERIOD_S
+                tip_x, tip_y, _ = self.arm.forward(last)
+                feedback = MoveArm.Feedback(step=k + 1, total_steps=count, fraction=(k + 1) / count)
+                feedback.tip = Point(x=tip_x, y=tip_y, z=self.config.plane_z)
+                feedback.joints = command
+                run.handle.publish_feedback(feedback)
         self._wait_until_reached(run, last)
         tip_x, tip_y, tip_heading = self.arm.forward(last)
         result = self._result(
@@ -837,7 +853,14 @@ class TrajectoryNode(Node):
                 self._idle.wait(timeout=max(0.0, deadline - time.monotonic()))
 
 
+#: Python hands the GIL to a waiting thread after this long (5 ms by default). The setpoint
+#: stream wakes once per tick while executor threads run callbacks; 1 ms keeps its tick late by
+#: at most about that much when it has this process to itself.
+GIL_SWITCH_INTERVAL_S = 0.001
+
+
 def main() -> None:
+    sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
     sys.exit(run_node(TrajectoryNode))
 
 
