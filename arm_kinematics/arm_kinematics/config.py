@@ -148,20 +148,26 @@ class ArmConfig:
         return cls.from_parameters(load_parameters_file(path))
 
 
-def default_config_path(name: str = "arm.yaml") -> Path:
-    """Path of a config file shipped with the package: the installed share/ copy, else source."""
+def package_file(folder: str, name: str) -> Path:
+    """A data file shipped with the package (`folder/name`): the installed share/ copy, else
+    the source tree's."""
     try:
         from ament_index_python.packages import (
             PackageNotFoundError,
             get_package_share_directory,
         )
 
-        installed = Path(get_package_share_directory("arm_kinematics")) / "config" / name
+        installed = Path(get_package_share_directory("arm_kinematics")) / folder / name
         if installed.is_file():
             return installed
     except (ImportError, PackageNotFoundError, ValueError):
         pass
-    return _SOURCE_CONFIG_DIR / name
+    return _SOURCE_CONFIG_DIR.parent / folder / name
+
+
+def default_config_path(name: str = "arm.yaml") -> Path:
+    """Path of a config file shipped with the package: the installed share/ copy, else source."""
+    return package_file("config", name)
 
 
 # --- the parameters, by ROS name --------------------------------------------------------------

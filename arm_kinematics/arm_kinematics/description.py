@@ -11,10 +11,9 @@ from pathlib import Path
 
 import xacro
 
-from arm_kinematics.config import ArmConfig, ConfigError, default_config_path
+from arm_kinematics.config import ArmConfig, ConfigError, default_config_path, package_file
 
 XACRO_NAME = "arm.urdf.xacro"
-_SOURCE_URDF_DIR = Path(__file__).resolve().parent.parent / "urdf"
 
 # xacro keeps its substitution arguments and file stack in module globals.
 _xacro_lock = threading.Lock()
@@ -22,18 +21,7 @@ _xacro_lock = threading.Lock()
 
 def xacro_path() -> Path:
     """Path of the arm's xacro: the installed share/ copy, else the source tree's."""
-    try:
-        from ament_index_python.packages import (
-            PackageNotFoundError,
-            get_package_share_directory,
-        )
-
-        installed = Path(get_package_share_directory("arm_kinematics")) / "urdf" / XACRO_NAME
-        if installed.is_file():
-            return installed
-    except (ImportError, PackageNotFoundError, ValueError):
-        pass
-    return _SOURCE_URDF_DIR / XACRO_NAME
+    return package_file("urdf", XACRO_NAME)
 
 
 def robot_description(config_path: str | Path | None = None) -> str:
