@@ -135,6 +135,17 @@ class Harness:
         handle = self.send(message, feedback=lambda m: feedback.append(m.feedback))
         response = self.wait_result(handle, timeout)
         elapsed = time.monotonic() - started
+        if response.result.status == Result.SUCCEEDED:
+            # The result can overtake the last setpoints on their way to this listener.
+            final = tuple(response.result.final_joints.position)
+
+            def last_setpoint_seen() -> bool:
+                with self.lock:
+                    return (
+                        len(self.commands) > before and tuple(self.commands[-1].position) == final
+                    )
+
+            wait_for(last_setpoint_seen, what="the goal's last setpoint on joint_commands")
         with self.lock:
             commands = self.commands[before:]
         return Outcome(response.result, response.status, feedback, commands, elapsed)

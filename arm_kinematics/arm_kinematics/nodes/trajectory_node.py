@@ -187,7 +187,8 @@ class TrajectoryNode(Node):
         self._closing = False
 
         group = ReentrantCallbackGroup()
-        self._commands = self.create_publisher(JointState, "joint_commands", 10)
+        # A second of setpoints: a subscriber that stalls briefly still gets every one.
+        self._commands = self.create_publisher(JointState, "joint_commands", 50)
         self._markers = self.create_publisher(
             MarkerArray,
             "trajectory_markers",
