@@ -20,8 +20,9 @@ from typing import Any
 
 import rclpy
 from rclpy.context import Context
-from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
+
+from arm_kinematics.nodes.executor import WorkerBoundExecutor
 
 DEFAULT_TIMEOUT_S = 30.0
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -62,12 +63,12 @@ def installed_executable(name: str, package: str = "arm_kinematics") -> str:
 
 
 class RosGraph:
-    """One rclpy context with a multi-threaded executor spinning in a background thread."""
+    """One rclpy context with the nodes' multi-threaded executor spinning in a background thread."""
 
     def __init__(self) -> None:
         self.context = Context()
         rclpy.init(context=self.context)
-        self.executor = MultiThreadedExecutor(num_threads=4, context=self.context)
+        self.executor = WorkerBoundExecutor(context=self.context)
         self._thread = threading.Thread(target=self._spin, daemon=True)
         self._nodes: list[Node] = []
         self._thread.start()
@@ -100,11 +101,13 @@ class RosGraph:
         return future.result()
 
     def shutdown(self) -> None:
-        for node in list(self._nodes):
-            self.remove(node)
-        self.executor.shutdown(timeout_sec=5.0)
-        rclpy.shutdown(context=self.context)
+        """Stop spinning (callbacks in flight finish first), then destroy the nodes."""
+        self.executor.shutdown(timeout_sec=10.0)
         self._thread.join(timeout=10.0)
+        for node in list(self._nodes):
+            self._nodes.remove(node)
+            node.destroy_node()
+        rclpy.shutdown(context=self.context)
 
 
 @contextmanager

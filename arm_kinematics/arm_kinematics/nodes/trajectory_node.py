@@ -854,14 +854,7 @@ class TrajectoryNode(Node):
                 self._idle.wait(timeout=max(0.0, deadline - time.monotonic()))
 
 
-#: Python hands the GIL to a waiting thread after this long (5 ms by default). The setpoint
-#: stream wakes once per tick while executor threads run callbacks; 1 ms keeps its tick late by
-#: at most about that much when it has this process to itself.
-GIL_SWITCH_INTERVAL_S = 0.001
-
-
 def main() -> None:
-    sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
     sys.exit(run_node(TrajectoryNode))
 
 

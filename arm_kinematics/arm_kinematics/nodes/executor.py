@@ -1,0 +1,149 @@
+"""The multi-threaded executor every node process (and the in-process test graphs) spins.
+
+Why not rclpy's own: in rclpy 7.1 (ROS 2 Jazzy), `MultiThreadedExecutor` hands every ready
+callback to its thread pool at once. While all workers are busy (a running MoveArm goal keeps
+one for the whole move), a handed-over callback waits in the pool's queue; the executor's wait
+loop sees it as "not started" and hands it over again, and again, without blocking. That spin
+holds the GIL, the pool's queue grows by thousands, and callbacks start up to a second late
+(ros2/rclpy#1452; fixed upstream by ros2/rclpy#1547, which is not in the Jazzy wheels).
+
+`WorkerBoundExecutor` asks for work only when a worker is free, so nothing queues in the pool
+and nothing is handed over twice. Everything else (wait sets, callback groups, tasks, futures)
+is rclpy's.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from rclpy.context import Context
+from rclpy.executors import (
+    ConditionReachedException,
+    ExternalShutdownException,
+    MultiThreadedExecutor,
+    ShutdownException,
+    TimeoutException,
+    TimeoutObject,
+)
+from rclpy.task import Task
+
+DEFAULT_THREADS = 4
+"""Workers: a running goal holds one, a preempting goal a second; two serve everything else."""
+
+_POLL_S = 0.1  # longest blind wait for a free worker, so that shutdown is noticed
+
+
+class WorkerBoundExecutor(MultiThreadedExecutor):
+    """A MultiThreadedExecutor that takes a ready callback only when a worker can start it.
+
+    Callback groups keep their meaning: a callback that must wait for another one (a goal
+    waiting for a service response) needs a worker free for the other one, as with rclpy's
+    executor; `num_threads` must cover the callbacks that block at the same time.
+    """
+
+    def __init__(self, num_threads: int = DEFAULT_THREADS, *, context: Context | None = None):
+        if num_threads < 2:
+            raise ValueError(f"num_threads must be at least 2, got {num_threads}")
+        super().__init__(num_threads, context=context)
+        self._num_threads = num_threads
+        self._free_workers = threading.Semaphore(num_threads)
+        self._in_worker: set[Task] = set()  # handed to a worker, not returned yet
+        self._in_worker_lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._shut_down = threading.Event()
+
+    def shutdown(self, timeout_sec: float | None = None) -> bool:
+        """Stop taking work, wait up to `timeout_sec` for the callbacks running, then shut down.
+
+        rclpy 7.1's shutdown marks itself shut down before it checks whether to wait, so it
+        never waits, and a callback still running then trips over the destroyed guard condition
+        ("exception was never retrieved: cannot use Destroyable"). Here the running callbacks
+        finish first; True if they all did within the timeout.
+        """
+        self._stopping.set()
+        self.wake()  # a spin waiting in its wait set returns and sees _stopping
+        all_finished = self._wait_for_all_workers(timeout_sec)
+        super().shutdown(timeout_sec=0)
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._shut_down.set()
+        return all_finished
+
+    def _wait_for_all_workers(self, timeout_sec: float | None) -> bool:
+        forever = timeout_sec is None or timeout_sec < 0
+        deadline = None if forever else time.monotonic() + timeout_sec
+        taken = 0
+        try:
+            while taken < self._num_threads:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                if not self._free_workers.acquire(timeout=left):
+                    return False
+                taken += 1
+            return True
+        finally:
+            for _ in range(taken):
+                self._free_workers.release()
+
+    def _spin_once_impl(
+        self,
+        timeout_sec: float | TimeoutObject | None = None,
+        wait_condition: Callable[[], bool] = lambda: False,
+    ) -> None:
+        if not self._take_free_worker(timeout_sec, wait_condition):
+            return
+        try:
+            handler, _entity, _node = self.wait_for_ready_callbacks(
+                timeout_sec, None, wait_condition
+            )
+        except (
+            ExternalShutdownException,
+            ShutdownException,
+            TimeoutException,
+            ConditionReachedException,
+        ):
+            self._free_workers.release()
+            return
+        except BaseException:
+            self._free_workers.release()
+            raise
+        with self._in_worker_lock:
+            if handler in self._in_worker:
+                # Yielded again in the instant before its worker marked it executing.
+                self._free_workers.release()
+                return
+            self._in_worker.add(handler)
+        started = threading.Event()
+        self._executor.submit(self._run, handler, started)
+        # Until the worker has started it, rclpy would yield the task again: wait (and let the
+        # worker have the GIL) rather than loop. A worker is free, so this is short.
+        started.wait(_POLL_S)
+        self._futures.append(handler)
+        for future in self._futures[:]:
+            if future.done():
+                self._futures.remove(future)
+                future.result()  # raise a callback's exception here, as rclpy does
+
+    def _run(self, handler: Task, started: threading.Event) -> None:
+        started.set()
+        try:
+            handler()
+        finally:
+            with self._in_worker_lock:
+                self._in_worker.discard(handler)
+            self._free_workers.release()
+
+    def _take_free_worker(
+        self, timeout_sec: float | TimeoutObject | None, wait_condition: Callable[[], bool]
+    ) -> bool:
+        """Wait up to the spin's timeout for a free worker; False if none came in time."""
+        if self._stopping.is_set():
+            self._shut_down.wait(_POLL_S)  # no busy spin() loop while shutdown() waits
+            return False
+        seconds = timeout_sec.timeout if isinstance(timeout_sec, TimeoutObject) else timeout_sec
+        if seconds is not None and seconds >= 0:
+            return self._free_workers.acquire(timeout=seconds)
+        while not self._stopping.is_set() and self._context.ok() and not wait_condition():
+            if self._free_workers.acquire(timeout=_POLL_S):
+                return True
+        return False
