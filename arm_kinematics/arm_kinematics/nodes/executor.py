@@ -44,9 +44,9 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
     """
 
     def __init__(self, num_threads: int = DEFAULT_THREADS, *, context: Context | None = None):
+        super().__init__(max(num_threads, 2), context=context)
         if num_threads < 2:
             raise ValueError(f"num_threads must be at least 2, got {num_threads}")
-        super().__init__(num_threads, context=context)
         self._num_threads = num_threads
         self._free_workers = threading.Semaphore(num_threads)
         self._in_worker: set[Task] = set()  # handed to a worker, not returned yet
@@ -90,8 +90,23 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
         timeout_sec: float | TimeoutObject | None = None,
         wait_condition: Callable[[], bool] = lambda: False,
     ) -> None:
-        if not self._take_free_worker(timeout_sec, wait_condition):
-            return
+        if self._take_free_worker(timeout_sec, wait_condition):
+            try:
+                self._hand_over_one(timeout_sec, wait_condition)
+            except BaseException:
+                self._free_workers.release()
+                raise
+        # A callback's exception is raised here, in the spinning thread, as rclpy does; on
+        # every pass, not only on one that found work.
+        for future in self._futures[:]:
+            if future.done():
+                self._futures.remove(future)
+                future.result()
+
+    def _hand_over_one(
+        self, timeout_sec: float | TimeoutObject | None, wait_condition: Callable[[], bool]
+    ) -> None:
+        """Wait for a ready callback and start it on the free worker this thread holds."""
         try:
             handler, _entity, _node = self.wait_for_ready_callbacks(
                 timeout_sec, None, wait_condition
@@ -104,9 +119,6 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
         ):
             self._free_workers.release()
             return
-        except BaseException:
-            self._free_workers.release()
-            raise
         with self._in_worker_lock:
             if handler in self._in_worker:
                 # Yielded again in the instant before its worker marked it executing.
@@ -115,14 +127,10 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
             self._in_worker.add(handler)
         started = threading.Event()
         self._executor.submit(self._run, handler, started)
+        self._futures.append(handler)
         # Until the worker has started it, rclpy would yield the task again: wait (and let the
         # worker have the GIL) rather than loop. A worker is free, so this is short.
         started.wait(_POLL_S)
-        self._futures.append(handler)
-        for future in self._futures[:]:
-            if future.done():
-                self._futures.remove(future)
-                future.result()  # raise a callback's exception here, as rclpy does
 
     def _run(self, handler: Task, started: threading.Event) -> None:
         started.set()

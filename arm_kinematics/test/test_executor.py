@@ -1,0 +1,197 @@
+"""WorkerBoundExecutor (nodes/executor.py): the executor that every node process spins.
+
+What it must do better than rclpy 7.1's MultiThreadedExecutor: never hand a callback to the
+pool twice nor loop while the workers are busy; and what it must keep: callbacks run in
+parallel up to num_threads, a callback's exception reaches spin_once, shutdown waits for the
+callbacks running. Each test spins the executor itself, in this process.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+import rclpy
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.context import Context
+from rclpy.node import Node
+from ros_helpers import wait_for
+
+from arm_kinematics.nodes.executor import WorkerBoundExecutor
+
+
+class CountingExecutor(WorkerBoundExecutor):
+    """Counts the callbacks rclpy yields to it and the ones it hands to a worker."""
+
+    def __init__(self, num_threads: int, *, context: Context) -> None:
+        super().__init__(num_threads, context=context)
+        self.yielded = 0
+        self.handed_over: Counter[object] = Counter()  # keeps the handlers: ids stay unique
+
+    def wait_for_ready_callbacks(self, *args, **kwargs):
+        handler, entity, node = super().wait_for_ready_callbacks(*args, **kwargs)
+        self.yielded += 1
+        return handler, entity, node
+
+    def _run(self, handler, started) -> None:
+        self.handed_over[handler] += 1
+        super()._run(handler, started)
+
+
+@pytest.fixture
+def context() -> Iterator[Context]:
+    context = Context()
+    rclpy.init(context=context)
+    yield context
+    rclpy.try_shutdown(context=context)
+
+
+def spin_in_thread(executor: WorkerBoundExecutor) -> threading.Thread:
+    def spin() -> None:
+        while not executor._stopping.is_set():
+            executor.spin_once(timeout_sec=0.1)
+
+    thread = threading.Thread(target=spin, daemon=True)
+    thread.start()
+    return thread
+
+
+def blocking_callbacks(
+    node: Node, count: int, release: threading.Event
+) -> tuple[list, threading.Semaphore]:
+    """`count` guard conditions whose callbacks hold a worker until `release` is set."""
+    entered = threading.Semaphore(0)
+    group = ReentrantCallbackGroup()
+
+    def hold() -> None:
+        entered.release()
+        release.wait(30.0)
+
+    guards = [node.create_guard_condition(hold, callback_group=group) for _ in range(count)]
+    return guards, entered
+
+
+def test_busy_workers_do_not_make_it_hand_a_callback_over_twice(context: Context) -> None:
+    # One of two workers is held; a 200 Hz timer must then go through the other one. rclpy
+    # 7.1's executor yields a queued timer callback again on every pass (ros2/rclpy#1452).
+    executor = CountingExecutor(2, context=context)
+    node = Node("worker_bound_busy", context=context)
+    executor.add_node(node)
+    release = threading.Event()
+    (guard,), entered = blocking_callbacks(node, 1, release)
+    ticks: list[int] = []
+    node.create_timer(0.005, lambda: ticks.append(1), callback_group=ReentrantCallbackGroup())
+    thread = spin_in_thread(executor)
+    try:
+        guard.trigger()
+        assert entered.acquire(timeout=30.0), "the blocking callback never started"
+        wait_for(lambda: len(ticks) >= 200, what="200 timer callbacks beside a held worker")
+    finally:
+        release.set()
+        assert executor.shutdown(timeout_sec=10.0)
+        thread.join(timeout=10.0)
+        node.destroy_node()
+    handed_over = sum(executor.handed_over.values())
+    assert max(executor.handed_over.values()) == 1  # no callback twice
+    assert len(ticks) <= handed_over
+    # Every pass that found work handed it over, bar the instant before a worker starts it.
+    assert executor.yielded - handed_over <= 0.05 * handed_over
+
+
+def test_callbacks_run_in_parallel_up_to_the_number_of_workers(context: Context) -> None:
+    executor = WorkerBoundExecutor(4, context=context)
+    node = Node("worker_bound_parallel", context=context)
+    executor.add_node(node)
+    release = threading.Event()
+    guards, entered = blocking_callbacks(node, 3, release)
+    ticks: list[int] = []
+    node.create_timer(0.01, lambda: ticks.append(1), callback_group=ReentrantCallbackGroup())
+    thread = spin_in_thread(executor)
+    try:
+        for guard in guards:
+            guard.trigger()
+        for _ in guards:  # all three hold a worker at the same time
+            assert entered.acquire(timeout=30.0), "the blocking callbacks did not all start"
+        wait_for(lambda: len(ticks) >= 10, what="timer callbacks on the fourth worker")
+    finally:
+        release.set()
+        assert executor.shutdown(timeout_sec=10.0)
+        thread.join(timeout=10.0)
+        node.destroy_node()
+
+
+def test_shutdown_waits_for_the_callbacks_running(context: Context) -> None:
+    executor = WorkerBoundExecutor(2, context=context)
+    node = Node("worker_bound_shutdown", context=context)
+    executor.add_node(node)
+    release = threading.Event()
+    finished = threading.Event()
+    entered = threading.Event()
+
+    def slow() -> None:
+        entered.set()
+        release.wait(30.0)
+        finished.set()
+
+    guard = node.create_guard_condition(slow)
+    thread = spin_in_thread(executor)
+    guard.trigger()
+    assert entered.wait(30.0)
+    assert executor.shutdown(timeout_sec=0.05) is False  # still running: says so
+    assert not finished.is_set()
+    release.set()
+    assert executor._wait_for_all_workers(timeout_sec=30.0)
+    assert finished.is_set()
+    thread.join(timeout=10.0)
+    node.destroy_node()
+
+
+def test_shutdown_returns_after_a_running_callback_finished(context: Context) -> None:
+    executor = WorkerBoundExecutor(2, context=context)
+    node = Node("worker_bound_shutdown_ok", context=context)
+    executor.add_node(node)
+    finished = threading.Event()
+    entered = threading.Event()
+    proceed = threading.Event()
+
+    def slow() -> None:
+        entered.set()
+        proceed.wait(30.0)
+        finished.set()
+
+    guard = node.create_guard_condition(slow)
+    thread = spin_in_thread(executor)
+    guard.trigger()
+    assert entered.wait(30.0)
+    # The callback is let go only once shutdown has begun to wait.
+    threading.Thread(target=lambda: (wait_for(executor._stopping.is_set), proceed.set())).start()
+    assert executor.shutdown(timeout_sec=30.0) is True
+    assert finished.is_set()
+    thread.join(timeout=10.0)
+    node.destroy_node()
+
+
+def test_a_callbacks_exception_reaches_spin_once(context: Context) -> None:
+    executor = WorkerBoundExecutor(2, context=context)
+    node = Node("worker_bound_raises", context=context)
+    executor.add_node(node)
+
+    def fail() -> None:
+        raise RuntimeError("callback failed")
+
+    def spin_until_it_raises() -> None:
+        for _ in range(300):  # it surfaces on the first pass after the callback ran
+            executor.spin_once(timeout_sec=0.1)
+
+    node.create_guard_condition(fail).trigger()
+    with pytest.raises(RuntimeError, match="callback failed"):
+        spin_until_it_raises()
+    executor.shutdown(timeout_sec=10.0)
+    node.destroy_node()
+
+
+def test_it_needs_two_workers(context: Context) -> None:
+    with pytest.raises(ValueError, match="at least 2"):
+        WorkerBoundExecutor(1, context=context)
