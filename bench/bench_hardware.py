@@ -6,9 +6,10 @@
    subscribes to both and measures the periods from the stamps (the publisher's timer) and from
    the arrival times here (timer + DDS + this subscriber). Jitter = |period - 1/rate|.
 2. Command -> write, IN ONE PROCESS: a HardwareNode on the servokit backend (the real ServoKit /
-   PCA9685 code) over the tests' fake I2C bus and a commander node, on one MultiThreadedExecutor
-   as the bringup does. Per command (the arm at rest before it): perf_counter from `publish()` to
-   the first PWM register write. Interleaved with it, the BASELINE: publish() to the entry of a
+   PCA9685 code) over the tests' fake I2C bus and a commander node, on one WorkerBoundExecutor
+   (nodes/executor.py) with the GIL switch interval of nodes/runner.py, as the bringup does.
+   Per command (the arm at rest before it): perf_counter from `publish()` to the first PWM
+   register write. Interleaved with it, the BASELINE: publish() to the entry of a
    bare subscription callback on the same executor (what rclpy alone costs), and the node's own
    share: its callback called directly (no DDS) to the register write.
 
@@ -45,7 +46,7 @@ import numpy as np  # noqa: E402
 import rclpy  # noqa: E402
 from ament_index_python.packages import get_package_prefix  # noqa: E402
 from rclpy.context import Context  # noqa: E402
-from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
@@ -54,7 +55,9 @@ from fake_i2c import FakeI2C  # noqa: E402
 
 from arm_kinematics.config import ArmConfig  # noqa: E402
 from arm_kinematics.hardware import ServoKitBackend  # noqa: E402
+from arm_kinematics.nodes.executor import WorkerBoundExecutor  # noqa: E402
 from arm_kinematics.nodes.hardware_node import HardwareNode  # noqa: E402
+from arm_kinematics.nodes.runner import GIL_SWITCH_INTERVAL_S  # noqa: E402
 
 TIMEOUT_S = 60.0
 
@@ -190,7 +193,8 @@ def measure_command_to_write(samples: int) -> dict[str, tuple[float, float, floa
 
     echo_node = Node("bench_echo", context=context)
     echo_node.create_subscription(JointState, "bench_echo", on_echo, 10)
-    executor = MultiThreadedExecutor(context=context)
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)  # as run_nodes sets it
+    executor = WorkerBoundExecutor(context=context)
     for node in (hardware, client, echo_node):
         executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True)

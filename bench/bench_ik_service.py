@@ -2,7 +2,7 @@
 
 Set-up (chosen to measure what users get, and to compare like with like):
 - SERVER: a child process runs the real `IkNode` and a node of no-work services through
-  `run_nodes` (nodes/runner.py), i.e. on the MultiThreadedExecutor that `ik_node` uses in
+  `run_nodes` (nodes/runner.py), i.e. on the WorkerBoundExecutor that `ik_node` uses in
   production, every service in a ReentrantCallbackGroup. The empty std_srvs/Trigger service is
   the floor: a round trip through the same executor doing no work at all. A SolveIK-typed
   service that does no work shows how much of the gap the SolveIK message types alone cost.
@@ -210,7 +210,7 @@ def measure(calls: int, warmup: int, batches: int) -> bool:
     batch_ok = batch_p50 < BATCH_TARGET_MS
     load = os.getloadavg()[0]
     print(f"machine: {os.cpu_count()} cores, load average {load:.2f} (1 min)")
-    print("server: IkNode + no-work services on run_nodes' MultiThreadedExecutor, own process")
+    print("server: IkNode + no-work services on run_nodes' WorkerBoundExecutor, own process")
     print("client: SingleThreadedExecutor in a thread, Event wait; calls interleaved")
     print(f"{'round trip (ms)':<34}{'p50':>8}{'p99':>8}")
     print(f"{'std_srvs/Trigger (floor), n=' + str(calls):<34}{trigger_p50:8.3f}{trigger_p99:8.3f}")

@@ -2,7 +2,7 @@
 
 Set-up (what users get):
 - SERVER: the real IkNode, HardwareNode (sim) and TrajectoryNode through `run_nodes`
-  (nodes/runner.py, the production MultiThreadedExecutor), either all three in one child
+  (nodes/runner.py, the production WorkerBoundExecutor), either all three in one child
   process (--layout bringup, the README's run command) or one child process each (--layout
   processes, what the launch file starts). The arm is the default one with longer links,
   L = (1.0, 0.8) m, so that a 1 m line fits in its ring.

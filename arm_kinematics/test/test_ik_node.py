@@ -1,6 +1,6 @@
 """The IK node's services, called through rclpy clients as `ros2 service call` would.
 
-The node runs in this process on the shared 4-thread MultiThreadedExecutor of `ros_graph()`,
+The node runs in this process on the shared 4-thread WorkerBoundExecutor of `ros_graph()`,
 with link lengths (1.0, 0.8) m (the issue's reference arm) and the packaged joint limits
 (+-90 deg). Expected numbers come from the geometry (law of cosines, FK), not from the node.
 """

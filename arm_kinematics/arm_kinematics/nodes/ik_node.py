@@ -115,7 +115,7 @@ class IkNode(Node):
         self._marker_request: _MarkerRequest | None = None
         self._drawn_request: _MarkerRequest | None = None
 
-        # Reentrant: the runner's MultiThreadedExecutor serves requests concurrently, so a
+        # Reentrant: the runner's multi-threaded executor serves requests concurrently, so a
         # large batch or a slow client never holds up the others.
         services = ReentrantCallbackGroup()
         self.create_service(SolveIK, "solve_ik", self._on_solve_ik, callback_group=services)

@@ -21,7 +21,7 @@ ends PREEMPTED with the arm left at its last commanded point, then the new one i
 there); an invalid goal is refused with INVALID_GOAL and does not disturb the running one.
 Cancel stops streaming at once (CANCELED, the arm stays at the last commanded point).
 
-Threading: the action's execute callback runs on the runner's MultiThreadedExecutor and waits
+Threading: the action's execute callback runs on the runner's WorkerBoundExecutor and waits
 only on events with timeouts (the IK answer, the next tick, a fresh joint_states), so the
 callbacks it needs (IK response, joint_states, cancel, a preempting goal) run on other threads.
 """
