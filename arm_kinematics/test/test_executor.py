@@ -122,55 +122,50 @@ def test_callbacks_run_in_parallel_up_to_the_number_of_workers(context: Context)
         node.destroy_node()
 
 
-def test_shutdown_waits_for_the_callbacks_running(context: Context) -> None:
-    executor = WorkerBoundExecutor(2, context=context)
-    node = Node("worker_bound_shutdown", context=context)
-    executor.add_node(node)
-    release = threading.Event()
-    finished = threading.Event()
-    entered = threading.Event()
+class SlowCallback:
+    """A node on a 2-worker executor whose one callback runs until `proceed` is set."""
 
-    def slow() -> None:
-        entered.set()
-        release.wait(30.0)
-        finished.set()
+    def __init__(self, context: Context, name: str) -> None:
+        self.executor = WorkerBoundExecutor(2, context=context)
+        self.node = Node(name, context=context)
+        self.executor.add_node(self.node)
+        self.entered = threading.Event()
+        self.proceed = threading.Event()
+        self.finished = threading.Event()
+        guard = self.node.create_guard_condition(self._slow)
+        self.thread = spin_in_thread(self.executor)
+        guard.trigger()
+        assert self.entered.wait(30.0), "the slow callback never started"
 
-    guard = node.create_guard_condition(slow)
-    thread = spin_in_thread(executor)
-    guard.trigger()
-    assert entered.wait(30.0)
-    assert executor.shutdown(timeout_sec=0.05) is False  # still running: says so
-    assert not finished.is_set()
-    release.set()
-    assert executor._wait_for_all_workers(timeout_sec=30.0)
-    assert finished.is_set()
-    thread.join(timeout=10.0)
-    node.destroy_node()
+    def _slow(self) -> None:
+        self.entered.set()
+        self.proceed.wait(30.0)
+        self.finished.set()
+
+    def close(self) -> None:
+        self.thread.join(timeout=10.0)
+        self.node.destroy_node()
+
+
+def test_shutdown_says_when_a_callback_is_still_running(context: Context) -> None:
+    slow = SlowCallback(context, "worker_bound_shutdown")
+    assert slow.executor.shutdown(timeout_sec=0.05) is False
+    assert not slow.finished.is_set()
+    slow.proceed.set()
+    assert slow.executor._wait_for_all_workers(timeout_sec=30.0)
+    assert slow.finished.is_set()
+    slow.close()
 
 
 def test_shutdown_returns_after_a_running_callback_finished(context: Context) -> None:
-    executor = WorkerBoundExecutor(2, context=context)
-    node = Node("worker_bound_shutdown_ok", context=context)
-    executor.add_node(node)
-    finished = threading.Event()
-    entered = threading.Event()
-    proceed = threading.Event()
-
-    def slow() -> None:
-        entered.set()
-        proceed.wait(30.0)
-        finished.set()
-
-    guard = node.create_guard_condition(slow)
-    thread = spin_in_thread(executor)
-    guard.trigger()
-    assert entered.wait(30.0)
+    slow = SlowCallback(context, "worker_bound_shutdown_ok")
     # The callback is let go only once shutdown has begun to wait.
-    threading.Thread(target=lambda: (wait_for(executor._stopping.is_set), proceed.set())).start()
-    assert executor.shutdown(timeout_sec=30.0) is True
-    assert finished.is_set()
-    thread.join(timeout=10.0)
-    node.destroy_node()
+    threading.Thread(
+        target=lambda: (wait_for(slow.executor._stopping.is_set), slow.proceed.set())
+    ).start()
+    assert slow.executor.shutdown(timeout_sec=30.0) is True
+    assert slow.finished.is_set()
+    slow.close()
 
 
 def test_a_callbacks_exception_reaches_spin_once(context: Context) -> None:

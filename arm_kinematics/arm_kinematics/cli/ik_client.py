@@ -20,20 +20,24 @@ import math
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
+
+from arm_kinematics.cli.common import (
+    EXIT_BAD_COMMAND_LINE,
+    ClientParser,
+    add_target_arguments,
+    client_main,
+    fill_target,
+    load_client_config,
+    namespace_prefix,
+    parse_client_args,
+)
 
 EXIT_SOLVED = 0
-EXIT_REFUSED = 1
+EXIT_REFUSED = EXIT_BAD_COMMAND_LINE  # the node refused, or the command line is wrong
 EXIT_NO_ANSWER = 2
 
 BRANCHES = ("closest", "elbow_up", "elbow_down", "max_limit_margin")
-
-
-class _Parser(argparse.ArgumentParser):
-    # Exit code 2 is reserved for "no node answered"; a wrong command line is a refusal.
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_REFUSED, f"{self.prog}: error: {message}\n")
 
 
 def _common_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -64,7 +68,7 @@ def _common_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = ClientParser(
         prog="ik_client",
         description="Call a running ik_node's solve_ik or compute_fk and print the answer. "
         "Positions in metres in the arm's base frame; ANGLES ON THIS COMMAND LINE ARE DEGREES "
@@ -73,19 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
         "2 no node answered within --timeout.",
     )
     _common_options(parser, suppress=False)
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=ClientParser)
 
     solve = commands.add_parser(
         "solve", help="inverse kinematics: joints for a tip position (and heading)"
     )
-    solve.add_argument("x", type=float, help="target x in the base frame, m")
-    solve.add_argument("y", type=float, help="target y in the base frame, m")
-    solve.add_argument(
-        "--z", type=float, default=None, help="target z, m (default: the plane_z_m of --config)"
-    )
-    solve.add_argument(
-        "--heading", type=float, default=None, help="required tool heading, DEGREES about z"
-    )
+    add_target_arguments(solve, heading_help="required tool heading, DEGREES about z")
     solve.add_argument(
         "--branch", choices=BRANCHES, default="closest", help="elbow branch (default closest)"
     )
@@ -94,9 +91,6 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         metavar="DEG",
         help="current joints for closest, DEGREES: one value per joint in order, or NAME=DEG",
-    )
-    solve.add_argument(
-        "--frame", default="", help="target frame_id (default empty: the node's base frame)"
     )
     _common_options(solve, suppress=True)
 
@@ -191,39 +185,28 @@ def print_fk_response(response: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    sys.exit(run(list(sys.argv if argv is None else argv)))
+    client_main(run, argv)
 
 
 def run(argv: list[str]) -> int:
     """The command for `argv` (argv[0] is the program); returns the exit code."""
-    from rclpy.utilities import remove_ros_args
-
-    args = build_parser().parse_args(remove_ros_args(argv)[1:])
+    args = parse_client_args(build_parser(), argv)
 
     # ROS imports after parsing so that --help works fast and without a ROS environment.
     import rclpy
     from rclpy.node import Node
 
-    from arm_kinematics.config import ArmConfig, ConfigError
-    from arm_kinematics.nodes.messages import heading_to_quaternion, joint_state
+    from arm_kinematics.nodes.messages import joint_state
     from arm_kinematics_interfaces.srv import ComputeFK, SolveIK
 
-    try:
-        config = ArmConfig.from_file(args.config)
-    except ConfigError as error:
-        print(f"ik_client: {error}", file=sys.stderr)
+    config = load_client_config(args.config, "ik_client")
+    if config is None:
         return EXIT_REFUSED
     try:
         if args.command == "solve":
             service_type, service_name = SolveIK, "solve_ik"
-            request = SolveIK.Request()
-            request.target.header.frame_id = args.frame
-            position = request.target.pose.position
-            position.x, position.y = args.x, args.y
-            position.z = config.plane_z if args.z is None else args.z
-            if args.heading is not None:
-                request.use_heading = True
-                request.target.pose.orientation = heading_to_quaternion(math.radians(args.heading))
+            request = SolveIK.Request(use_heading=args.heading is not None)
+            fill_target(request.target, args, config.plane_z)
             request.branch = BRANCHES.index(args.branch)
             if args.seed:
                 request.seed = joint_state(*parse_joint_values(args.seed, config.joint_names))
@@ -236,7 +219,7 @@ def run(argv: list[str]) -> int:
         print(f"ik_client: {error}", file=sys.stderr)
         return EXIT_REFUSED
 
-    namespace = "/" + args.namespace.strip("/") if args.namespace.strip("/") else ""
+    namespace = namespace_prefix(args.namespace)
     rclpy.init(args=argv)
     try:
         node = Node(f"ik_client_{os.getpid()}", namespace=namespace or None)

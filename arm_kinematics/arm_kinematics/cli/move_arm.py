@@ -26,25 +26,29 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
+
+from arm_kinematics.cli.common import (
+    EXIT_BAD_COMMAND_LINE,
+    ClientParser,
+    add_target_arguments,
+    client_main,
+    fill_target,
+    load_client_config,
+    namespace_prefix,
+    parse_client_args,
+)
 
 EXIT_SUCCEEDED = 0
-EXIT_FAILED = 1
+EXIT_FAILED = EXIT_BAD_COMMAND_LINE  # any result but SUCCEEDED, or a wrong command line
 EXIT_NO_SERVER = 2
 EXIT_INTERRUPTED = 130
 
 _CANCEL_WAIT_S = 10.0
 
 
-class _Parser(argparse.ArgumentParser):
-    # Exit code 2 is reserved for "no server answered"; a wrong command line is a failure.
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_FAILED, f"{self.prog}: error: {message}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = ClientParser(
         prog="move_arm",
         description="Send a MoveArm goal to a running trajectory_node and print its feedback "
         "and result. Positions in metres in the arm's base frame; the HEADING ON THIS COMMAND "
@@ -52,14 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit code: 0 SUCCEEDED, 1 any other result or a bad command line, 2 no "
         "action server within --timeout, 130 interrupted (the goal is canceled).",
     )
-    parser.add_argument("x", type=float, help="target x in the base frame, m")
-    parser.add_argument("y", type=float, help="target y in the base frame, m")
-    parser.add_argument(
-        "--z", type=float, default=None, help="target z, m (default: the plane_z_m of --config)"
-    )
-    parser.add_argument(
-        "--heading", type=float, default=None, help="tool heading at the goal, DEGREES about z"
-    )
+    add_target_arguments(parser, heading_help="tool heading at the goal, DEGREES about z")
     parser.add_argument(
         "--joint",
         action="store_true",
@@ -77,9 +74,6 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=0.0,
         help="LINEAR: metres between IK points; 0 (default): the node's configured default",
-    )
-    parser.add_argument(
-        "--frame", default="", help="target frame_id (default empty: the node's base frame)"
     )
     parser.add_argument(
         "--namespace",
@@ -150,14 +144,12 @@ def print_result(result: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    sys.exit(run(list(sys.argv if argv is None else argv)))
+    client_main(run, argv)
 
 
 def run(argv: list[str]) -> int:
     """The command for `argv` (argv[0] is the program); returns the exit code."""
-    from rclpy.utilities import remove_ros_args
-
-    args = build_parser().parse_args(remove_ros_args(argv)[1:])
+    args = parse_client_args(build_parser(), argv)
 
     # ROS imports after parsing so that --help works fast and without a ROS environment.
     import rclpy
@@ -166,14 +158,10 @@ def run(argv: list[str]) -> int:
     from rclpy.node import Node
     from rclpy.signals import SignalHandlerOptions
 
-    from arm_kinematics.config import ArmConfig, ConfigError
-    from arm_kinematics.nodes.messages import heading_to_quaternion
     from arm_kinematics_interfaces.action import MoveArm
 
-    try:
-        config = ArmConfig.from_file(args.config)
-    except ConfigError as error:
-        print(f"move_arm: {error}", file=sys.stderr)
+    config = load_client_config(args.config, "move_arm")
+    if config is None:
         return EXIT_FAILED
 
     goal = MoveArm.Goal(
@@ -181,16 +169,10 @@ def run(argv: list[str]) -> int:
         speed=args.speed,
         max_step=args.max_step,
     )
-    goal.target.header.frame_id = args.frame
-    position = goal.target.pose.position
-    position.x, position.y = args.x, args.y
-    position.z = config.plane_z if args.z is None else args.z
-    goal.target.pose.orientation.w = 1.0
-    if args.heading is not None:
-        goal.use_heading = True
-        goal.target.pose.orientation = heading_to_quaternion(math.radians(args.heading))
+    goal.use_heading = args.heading is not None
+    fill_target(goal.target, args, config.plane_z)
 
-    namespace = "/" + args.namespace.strip("/") if args.namespace.strip("/") else ""
+    namespace = namespace_prefix(args.namespace)
     # Ctrl-C sets a flag that the loops below check between spins: it must neither shut the
     # context down before the cancel request has gone out nor interrupt rclpy mid-call.
     interrupted = threading.Event()

@@ -1,0 +1,93 @@
+"""What the command-line clients share: their parser, the target options, the exit on a pipe.
+
+No ROS import at module level, so that `--help` works fast and without a ROS environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+EXIT_BAD_COMMAND_LINE = 1
+"""A wrong command line exits 1: the clients keep 2 for "no node answered"."""
+EXIT_BROKEN_PIPE = 128 + 13
+"""The reader of stdout went away: the code a shell shows for a tool killed by SIGPIPE."""
+
+
+class ClientParser(argparse.ArgumentParser):
+    """argparse, but a wrong command line exits with EXIT_BAD_COMMAND_LINE instead of 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_BAD_COMMAND_LINE, f"{self.prog}: error: {message}\n")
+
+
+def add_target_arguments(parser: argparse.ArgumentParser, heading_help: str) -> None:
+    """x, y (m), --z (m), --heading (DEGREES) and --frame: a tip target in the base frame."""
+    parser.add_argument("x", type=float, help="target x in the base frame, m")
+    parser.add_argument("y", type=float, help="target y in the base frame, m")
+    parser.add_argument(
+        "--z", type=float, default=None, help="target z, m (default: the plane_z_m of --config)"
+    )
+    parser.add_argument("--heading", type=float, default=None, help=heading_help)
+    parser.add_argument(
+        "--frame", default="", help="target frame_id (default empty: the node's base frame)"
+    )
+
+
+def parse_client_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """Parse argv (argv[0] is the program) without its --ros-args blocks (those go to rclpy)."""
+    from rclpy.utilities import remove_ros_args
+
+    return parser.parse_args(remove_ros_args(list(argv))[1:])
+
+
+def fill_target(target: Any, args: argparse.Namespace, plane_z: float) -> None:
+    """Set a geometry_msgs/PoseStamped from the target arguments (heading DEGREES -> radians).
+
+    Without --heading the orientation is the identity, which the nodes ignore unless
+    use_heading is set.
+    """
+    from arm_kinematics.nodes.messages import heading_to_quaternion
+
+    target.header.frame_id = args.frame
+    position = target.pose.position
+    position.x, position.y = args.x, args.y
+    position.z = plane_z if args.z is None else args.z
+    target.pose.orientation.x = target.pose.orientation.y = target.pose.orientation.z = 0.0
+    target.pose.orientation.w = 1.0
+    if args.heading is not None:
+        target.pose.orientation = heading_to_quaternion(math.radians(args.heading))
+
+
+def load_client_config(path: str | None, prog: str) -> Any:
+    """The ArmConfig in `path` (None: the package's config/arm.yaml); None after one error line."""
+    from arm_kinematics.config import ArmConfig, ConfigError
+
+    try:
+        return ArmConfig.from_file(path)
+    except ConfigError as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return None
+
+
+def namespace_prefix(namespace: str) -> str:
+    """'/arm1' for 'arm1', '/arm1/' or '/arm1'; '' for no namespace."""
+    stripped = namespace.strip("/")
+    return "/" + stripped if stripped else ""
+
+
+def client_main(run: Callable[[list[str]], int], argv: Sequence[str] | None = None) -> NoReturn:
+    """Exit with `run(argv)`'s code; a closed pipe (`| head`) ends quietly, as shell tools do."""
+    try:
+        code = run(list(sys.argv if argv is None else argv))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python's documented recipe: point stdout at devnull so the flush at exit is silent.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_BROKEN_PIPE
+    sys.exit(code)

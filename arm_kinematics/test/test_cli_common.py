@@ -1,0 +1,83 @@
+"""cli/common.py: what ik_client and move_arm share (parser, target, namespace, pipes)."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import pytest
+from geometry_msgs.msg import PoseStamped
+
+from arm_kinematics.cli.common import (
+    EXIT_BAD_COMMAND_LINE,
+    EXIT_BROKEN_PIPE,
+    ClientParser,
+    add_target_arguments,
+    fill_target,
+    namespace_prefix,
+    parse_client_args,
+)
+from arm_kinematics.nodes.messages import quaternion_to_heading
+
+
+def target_parser() -> ClientParser:
+    parser = ClientParser(prog="client")
+    add_target_arguments(parser, heading_help="heading, DEGREES")
+    return parser
+
+
+def test_a_wrong_command_line_exits_1_not_argparses_2(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        target_parser().parse_args(["0.1", "north"])
+    assert exit_info.value.code == EXIT_BAD_COMMAND_LINE == 1
+    assert "invalid float value: 'north'" in capsys.readouterr().err
+
+
+def test_ros_args_go_to_rclpy_not_to_the_parser() -> None:
+    argv = ["client", "0.1", "--ros-args", "-p", "x:=1", "--", "0.2", "--heading", "30"]
+    args = parse_client_args(target_parser(), argv)
+    assert (args.x, args.y, args.heading) == (0.1, 0.2, 30.0)
+
+
+def test_fill_target_converts_degrees_and_defaults_z_to_the_plane() -> None:
+    target = PoseStamped()
+    fill_target(target, parse_client_args(target_parser(), ["c", "0.1", "-0.2"]), plane_z=0.03)
+    position = target.pose.position
+    assert (position.x, position.y, position.z) == (0.1, -0.2, 0.03)
+    assert target.pose.orientation.w == 1.0
+    assert target.header.frame_id == ""
+
+    argv = ["c", "0.1", "0.2", "--z", "0.5", "--heading", "-120", "--frame", "base_link"]
+    fill_target(target, parse_client_args(target_parser(), argv), plane_z=0.03)
+    assert target.pose.position.z == 0.5
+    assert target.header.frame_id == "base_link"
+    assert quaternion_to_heading(target.pose.orientation) == pytest.approx(math.radians(-120))
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"), [("", ""), ("/", ""), ("arm1", "/arm1"), ("/arm1/", "/arm1")]
+)
+def test_namespace_prefix(given: str, expected: str) -> None:
+    assert namespace_prefix(given) == expected
+
+
+def test_a_closed_pipe_ends_the_client_quietly() -> None:
+    # What `ik_client ... | head -1` does: the reader leaves while the client still prints.
+    script = (
+        "from arm_kinematics.cli.common import client_main\n"
+        "def run(argv):\n"
+        "    for _ in range(100_000):\n"
+        "        print('a line of output')\n"
+        "    return 0\n"
+        "client_main(run, ['client'])\n"
+    )
+    client = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert client.stdout is not None
+    assert client.stdout.readline() == b"a line of output\n"
+    client.stdout.close()
+    _, stderr = client.communicate(timeout=60)
+    assert client.returncode == EXIT_BROKEN_PIPE
+    assert stderr == b""
