@@ -7,9 +7,10 @@ loop sees it as "not started" and hands it over again, and again, without blocki
 holds the GIL, the pool's queue grows by thousands, and callbacks start up to a second late
 (ros2/rclpy#1452; fixed upstream by ros2/rclpy#1547, which is not in the Jazzy wheels).
 
-`WorkerBoundExecutor` asks for work only when a worker is free, so nothing queues in the pool
-and nothing is handed over twice. Everything else (wait sets, callback groups, tasks, futures)
-is rclpy's.
+`WorkerBoundExecutor` asks for work only when a worker is free, so nothing queues in the pool,
+and waits until that worker has started the callback before it asks again, so nothing is
+handed over twice. Everything else (wait sets, callback groups, tasks, futures) is rclpy's.
+bench/bench_executor.py measures both on the same load.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
         if num_threads < 2:
             raise ValueError(f"num_threads must be at least 2, got {num_threads}")
         self._num_threads = num_threads
-        self._free_workers = threading.Semaphore(num_threads)
+        self._free_workers = threading.BoundedSemaphore(num_threads)
         self._in_worker: set[Task] = set()  # handed to a worker, not returned yet
         self._in_worker_lock = threading.Lock()
         self._stopping = threading.Event()
