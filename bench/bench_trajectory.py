@@ -6,9 +6,10 @@ Set-up (what users get):
   process (--layout bringup, the README's run command) or one child process each (--layout
   processes, what the launch file starts). The arm is the default one with longer links,
   L = (1.0, 0.8) m, so that a 1 m line fits in its ring.
-- CLIENT: this process, one node on a SingleThreadedExecutor spinning in a thread: an rclpy
-  ActionClient and a subscription on joint_commands that records the arrival time (monotonic)
-  and the header stamp (the node's clock just before each publish) of every setpoint.
+- CLIENT: this process, one node on a SingleThreadedExecutor spinning in a thread: an
+  ActionClient (nodes/action_client.py: rclpy's, without its send/record race) and a
+  subscription on joint_commands that records the arrival time (monotonic) and the header
+  stamp (the node's clock just before each publish) of every setpoint.
 
 Measured:
 1. Acceptance to first setpoint for a 1 m line at 1 mm steps (1,000 IK solutions, one
@@ -47,13 +48,13 @@ if __name__ == "__main__" and "--serve" not in sys.argv:
 
 import numpy as np
 import rclpy
-from rclpy.action import ActionClient
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 
+from arm_kinematics.nodes.action_client import ActionClient
 from arm_kinematics_interfaces.action import MoveArm
 
 TIMEOUT_S = 60.0

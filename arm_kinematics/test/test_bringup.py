@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 from ament_index_python.packages import get_package_prefix
 from geometry_msgs.msg import PointStamped
-from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_helpers import PACKAGE_DIR, ros_graph, start_node_process, stop_process, wait_for
 from sensor_msgs.msg import JointState
@@ -26,6 +25,7 @@ from std_msgs.msg import String
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.description import robot_description
+from arm_kinematics.nodes.action_client import ActionClient
 from arm_kinematics.nodes.bringup import (
     RobotDescriptionPublisher,
     absolute_namespace,

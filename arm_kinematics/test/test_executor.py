@@ -152,7 +152,7 @@ def test_shutdown_says_when_a_callback_is_still_running(context: Context) -> Non
     assert slow.executor.shutdown(timeout_sec=0.05) is False
     assert not slow.finished.is_set()
     slow.proceed.set()
-    assert slow.executor._wait_for_all_workers(timeout_sec=30.0)
+    assert slow.executor._wait_until_idle(timeout_sec=30.0)
     assert slow.finished.is_set()
     slow.close()
 
@@ -166,6 +166,20 @@ def test_shutdown_returns_after_a_running_callback_finished(context: Context) ->
     assert slow.executor.shutdown(timeout_sec=30.0) is True
     assert slow.finished.is_set()
     slow.close()
+
+
+def test_shutdown_does_not_wait_for_a_spin_that_only_waits_for_work(context: Context) -> None:
+    # rclpy's spin() waits for work without a timeout, holding a worker for what comes.
+    executor = WorkerBoundExecutor(2, context=context)
+    node = Node("worker_bound_idle", context=context)
+    executor.add_node(node)
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
+    wait_for(lambda: executor._free_workers._value < 2, what="spin() waiting for work")
+    assert executor.shutdown(timeout_sec=30.0) is True
+    spinner.join(timeout=30.0)
+    assert not spinner.is_alive()
+    node.destroy_node()
 
 
 def test_a_callbacks_exception_reaches_spin_once(context: Context) -> None:

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PointStamped
-from rclpy.action import ActionClient
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from ros_helpers import RosGraph, ros_graph, wait_for
@@ -25,6 +24,7 @@ from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
 
 from arm_kinematics.config import ArmConfig
+from arm_kinematics.nodes.action_client import ActionClient
 from arm_kinematics.nodes.hardware_node import HardwareNode
 from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics.nodes.trajectory_node import TrajectoryNode, status_name

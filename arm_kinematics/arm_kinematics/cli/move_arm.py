@@ -153,11 +153,11 @@ def run(argv: list[str]) -> int:
 
     # ROS imports after parsing so that --help works fast and without a ROS environment.
     import rclpy
-    from rclpy.action import ActionClient
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.node import Node
     from rclpy.signals import SignalHandlerOptions
 
+    from arm_kinematics.nodes.action_client import ActionClient
     from arm_kinematics_interfaces.action import MoveArm
 
     config = load_client_config(args.config, "move_arm")

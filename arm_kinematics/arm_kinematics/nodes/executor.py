@@ -16,7 +16,6 @@ bench/bench_executor.py measures both on the same load.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 
 from rclpy.context import Context
@@ -52,6 +51,8 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
         self._free_workers = threading.BoundedSemaphore(num_threads)
         self._in_worker: set[Task] = set()  # handed to a worker, not returned yet
         self._in_worker_lock = threading.Lock()
+        self._busy = 0  # callbacks handed to a worker and not returned
+        self._idle = threading.Condition()
         self._stopping = threading.Event()
         self._shut_down = threading.Event()
 
@@ -65,26 +66,17 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
         """
         self._stopping.set()
         self.wake()  # a spin waiting in its wait set returns and sees _stopping
-        all_finished = self._wait_for_all_workers(timeout_sec)
+        all_finished = self._wait_until_idle(timeout_sec)
         super().shutdown(timeout_sec=0)
         self._executor.shutdown(wait=False, cancel_futures=True)
         self._shut_down.set()
         return all_finished
 
-    def _wait_for_all_workers(self, timeout_sec: float | None) -> bool:
+    def _wait_until_idle(self, timeout_sec: float | None) -> bool:
+        """Wait until no callback runs (a spinner waiting for work holds no callback)."""
         forever = timeout_sec is None or timeout_sec < 0
-        deadline = None if forever else time.monotonic() + timeout_sec
-        taken = 0
-        try:
-            while taken < self._num_threads:
-                left = None if deadline is None else max(0.0, deadline - time.monotonic())
-                if not self._free_workers.acquire(timeout=left):
-                    return False
-                taken += 1
-            return True
-        finally:
-            for _ in range(taken):
-                self._free_workers.release()
+        with self._idle:
+            return self._idle.wait_for(lambda: self._busy == 0, None if forever else timeout_sec)
 
     def _spin_once_impl(
         self,
@@ -125,7 +117,12 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
                 # Yielded again in the instant before its worker marked it executing.
                 self._free_workers.release()
                 return
+            if self._stopping.is_set():  # shutting down: start nothing new
+                self._free_workers.release()
+                return
             self._in_worker.add(handler)
+        with self._idle:
+            self._busy += 1
         started = threading.Event()
         self._executor.submit(self._run, handler, started)
         self._futures.append(handler)
@@ -140,6 +137,9 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
         finally:
             with self._in_worker_lock:
                 self._in_worker.discard(handler)
+            with self._idle:
+                self._busy -= 1
+                self._idle.notify_all()
             self._free_workers.release()
 
     def _take_free_worker(

@@ -1,0 +1,46 @@
+"""An rclpy ActionClient whose goal, cancel and result futures always complete.
+
+rclpy 7.1's ActionClient sends a request and only then records the future that waits for its
+answer. When an executor spins in another thread (a test graph, a GUI, a node that sends goals
+from a timer), the answer can be handled in between: rclpy logs "Ignoring unexpected goal
+response" and the future never completes (ros2/rclpy#1123; fixed upstream by ros2/rclpy#1308,
+not in the Jazzy 7.1.6 wheels). We met it in bench_trajectory on a loaded machine.
+
+`ActionClient` here sends each request under a lock and lets an answer be handled only once
+that lock is free, i.e. once the request's future is recorded. The rest is rclpy's.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from rclpy.action import ActionClient as RclpyActionClient
+
+
+class ActionClient(RclpyActionClient):
+    """rclpy's ActionClient without the send/record race of ros2/rclpy#1123."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Reentrant: a feedback or done callback may send the next request.
+        self._request_lock = threading.RLock()
+
+    def send_goal_async(self, *args: Any, **kwargs: Any) -> Any:
+        with self._request_lock:
+            return super().send_goal_async(*args, **kwargs)
+
+    def _cancel_goal_async(self, goal_handle: Any) -> Any:
+        with self._request_lock:
+            return super()._cancel_goal_async(goal_handle)
+
+    def _get_result_async(self, goal_handle: Any) -> Any:
+        with self._request_lock:
+            return super()._get_result_async(goal_handle)
+
+    async def execute(self, taken_data: Any) -> None:
+        # An answer in taken_data was taken after its request was sent; the sender holds the
+        # lock until it has recorded the future, so once the lock is free the future is there.
+        with self._request_lock:
+            pass
+        await super().execute(taken_data)
