@@ -58,68 +58,55 @@ def spin_in_thread(executor: WorkerBoundExecutor) -> threading.Thread:
     return thread
 
 
-def blocking_callbacks(
-    node: Node, count: int, release: threading.Event
-) -> tuple[list, threading.Semaphore]:
-    """`count` guard conditions whose callbacks hold a worker until `release` is set."""
-    entered = threading.Semaphore(0)
+def timer_beside_held_workers(
+    executor: WorkerBoundExecutor, held: int, period_s: float, ticks_wanted: int
+) -> int:
+    """Hold `held` workers with blocking callbacks, all at once, and wait until a timer of
+    `period_s` has run `ticks_wanted` times beside them; the ticks counted."""
+    node = Node(f"worker_bound_{held}_held", context=executor.context)
+    executor.add_node(node)
     group = ReentrantCallbackGroup()
+    release = threading.Event()
+    entered = threading.Semaphore(0)
 
     def hold() -> None:
         entered.release()
         release.wait(30.0)
 
-    guards = [node.create_guard_condition(hold, callback_group=group) for _ in range(count)]
-    return guards, entered
+    guards = [node.create_guard_condition(hold, callback_group=group) for _ in range(held)]
+    ticks: list[int] = []
+    node.create_timer(period_s, lambda: ticks.append(1), callback_group=group)
+    thread = spin_in_thread(executor)
+    try:
+        for guard in guards:
+            guard.trigger()
+        for _ in guards:  # every one holds a worker at the same time
+            assert entered.acquire(timeout=30.0), "the blocking callbacks did not all start"
+        wait_for(lambda: len(ticks) >= ticks_wanted, what=f"{ticks_wanted} timer callbacks")
+    finally:
+        release.set()
+        assert executor.shutdown(timeout_sec=10.0)
+        thread.join(timeout=10.0)
+        node.destroy_node()
+    return len(ticks)
 
 
 def test_busy_workers_do_not_make_it_hand_a_callback_over_twice(context: Context) -> None:
     # One of two workers is held; a 200 Hz timer must then go through the other one. rclpy
     # 7.1's executor yields a queued timer callback again on every pass (ros2/rclpy#1452).
     executor = CountingExecutor(2, context=context)
-    node = Node("worker_bound_busy", context=context)
-    executor.add_node(node)
-    release = threading.Event()
-    (guard,), entered = blocking_callbacks(node, 1, release)
-    ticks: list[int] = []
-    node.create_timer(0.005, lambda: ticks.append(1), callback_group=ReentrantCallbackGroup())
-    thread = spin_in_thread(executor)
-    try:
-        guard.trigger()
-        assert entered.acquire(timeout=30.0), "the blocking callback never started"
-        wait_for(lambda: len(ticks) >= 200, what="200 timer callbacks beside a held worker")
-    finally:
-        release.set()
-        assert executor.shutdown(timeout_sec=10.0)
-        thread.join(timeout=10.0)
-        node.destroy_node()
+    ticks = timer_beside_held_workers(executor, held=1, period_s=0.005, ticks_wanted=200)
     handed_over = sum(executor.handed_over.values())
     assert max(executor.handed_over.values()) == 1  # no callback twice
-    assert len(ticks) <= handed_over
+    assert ticks <= handed_over
     # Every pass that found work handed it over, bar the instant before a worker starts it.
     assert executor.yielded - handed_over <= 0.05 * handed_over
 
 
 def test_callbacks_run_in_parallel_up_to_the_number_of_workers(context: Context) -> None:
+    # Three of four workers held at once; the timer still runs on the fourth.
     executor = WorkerBoundExecutor(4, context=context)
-    node = Node("worker_bound_parallel", context=context)
-    executor.add_node(node)
-    release = threading.Event()
-    guards, entered = blocking_callbacks(node, 3, release)
-    ticks: list[int] = []
-    node.create_timer(0.01, lambda: ticks.append(1), callback_group=ReentrantCallbackGroup())
-    thread = spin_in_thread(executor)
-    try:
-        for guard in guards:
-            guard.trigger()
-        for _ in guards:  # all three hold a worker at the same time
-            assert entered.acquire(timeout=30.0), "the blocking callbacks did not all start"
-        wait_for(lambda: len(ticks) >= 10, what="timer callbacks on the fourth worker")
-    finally:
-        release.set()
-        assert executor.shutdown(timeout_sec=10.0)
-        thread.join(timeout=10.0)
-        node.destroy_node()
+    assert timer_beside_held_workers(executor, held=3, period_s=0.01, ticks_wanted=10) >= 10
 
 
 class SlowCallback:
