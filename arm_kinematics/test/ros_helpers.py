@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import rclpy
+from rclpy.action import ActionClient as RclpyActionClient
+from rclpy.action import ActionServer
 from rclpy.context import Context
 from rclpy.node import Node
 
@@ -106,6 +108,11 @@ class RosGraph:
         self._thread.join(timeout=10.0)
         for node in list(self._nodes):
             self._nodes.remove(node)
+            # rclpy's destroy_node leaves action servers and clients alone; their handles would
+            # keep the node in the ROS graph of later tests until garbage collection runs.
+            for waitable in list(node.waitables):
+                if isinstance(waitable, (ActionServer, RclpyActionClient)):
+                    waitable.destroy()
             node.destroy_node()
         rclpy.shutdown(context=self.context)
 

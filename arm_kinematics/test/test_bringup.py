@@ -251,7 +251,10 @@ def test_two_bringups_in_two_namespaces_do_not_cross_talk() -> None:
                     if namespace == "/" and name != "two_arm_probe"
                 ]
 
-            wait_for(lambda: not arm_nodes_in_root(), what="no arm node in the root namespace")
+            try:
+                wait_for(lambda: not arm_nodes_in_root(), what="no arm node in the root namespace")
+            except AssertionError as error:
+                raise AssertionError(f"{error}: {arm_nodes_in_root()}") from None
 
             # Move the 3R arm_b by a joint command: it gets there, arm_a does not stir.
             target_b = (0.3, -0.6, 0.4)

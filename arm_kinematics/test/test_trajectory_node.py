@@ -513,3 +513,27 @@ def test_status_names_cover_every_result_constant():
         if name.isupper() and isinstance(value, int)
     }
     assert {status_name(v) for v in constants.values()} == set(constants)
+
+
+def test_destroyed_node_leaves_the_ros_graph_at_once() -> None:
+    # rclpy's destroy_node leaves action servers alone, and the server's handle would keep the
+    # node in the graph until the garbage collector ran; with the collector off, it never does.
+    import gc
+
+    import rclpy
+    from rclpy.context import Context
+
+    key = ("trajectory_node", "/destroy_test")
+    with ros_graph() as graph:
+        probe = graph.node("destroy_probe")
+        context = Context()
+        rclpy.init(context=context)
+        gc.disable()
+        try:
+            node = TrajectoryNode(context=context, namespace="/destroy_test")
+            wait_for(lambda: key in probe.get_node_names_and_namespaces(), what="node seen")
+            node.destroy_node()
+            rclpy.shutdown(context=context)
+            wait_for(lambda: key not in probe.get_node_names_and_namespaces(), what="node gone")
+        finally:
+            gc.enable()

@@ -179,7 +179,7 @@ def run(argv: list[str]) -> int:
     previous_handlers = _catch_interrupts(interrupted)
     rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     executor = SingleThreadedExecutor()
-    node = None
+    node = client = None
     try:
         node = Node(f"move_arm_{os.getpid()}", namespace=namespace or None)
         executor.add_node(node)
@@ -187,8 +187,11 @@ def run(argv: list[str]) -> int:
         server = (namespace or "") + "/move_arm"
         return _send(_Spinner(executor, interrupted), client, server, goal, args)
     finally:
-        # Destroy the node before the context so that the server hears it leave at once.
+        # Destroy the node before the context so that the server hears it leave at once; the
+        # action client first, or its handle keeps the node alive (rclpy's destroy_node skips it).
         executor.shutdown()
+        if client is not None:
+            client.destroy()
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()

@@ -853,6 +853,13 @@ class TrajectoryNode(Node):
             while self._runs and time.monotonic() < deadline:
                 self._idle.wait(timeout=max(0.0, deadline - time.monotonic()))
 
+    def destroy_node(self) -> None:
+        # rclpy's destroy_node leaves action servers alone, and the server's handle keeps the
+        # node (and its DDS participant) in the ROS graph until garbage collection runs.
+        if any(waitable is self._server for waitable in self.waitables):
+            self._server.destroy()
+        super().destroy_node()
+
 
 def main() -> None:
     sys.exit(run_node(TrajectoryNode))
