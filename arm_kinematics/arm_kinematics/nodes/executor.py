@@ -47,12 +47,9 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
         super().__init__(max(num_threads, 2), context=context)
         if num_threads < 2:
             raise ValueError(f"num_threads must be at least 2, got {num_threads}")
-        self._num_threads = num_threads
         self._free_workers = threading.BoundedSemaphore(num_threads)
         self._in_worker: set[Task] = set()  # handed to a worker, not returned yet
-        self._in_worker_lock = threading.Lock()
-        self._busy = 0  # callbacks handed to a worker and not returned
-        self._idle = threading.Condition()
+        self._in_worker_changed = threading.Condition()
         self._stopping = threading.Event()
         self._shut_down = threading.Event()
 
@@ -75,8 +72,10 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
     def _wait_until_idle(self, timeout_sec: float | None) -> bool:
         """Wait until no callback runs (a spinner waiting for work holds no callback)."""
         forever = timeout_sec is None or timeout_sec < 0
-        with self._idle:
-            return self._idle.wait_for(lambda: self._busy == 0, None if forever else timeout_sec)
+        with self._in_worker_changed:
+            return self._in_worker_changed.wait_for(
+                lambda: not self._in_worker, None if forever else timeout_sec
+            )
 
     def _spin_once_impl(
         self,
@@ -84,11 +83,12 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
         wait_condition: Callable[[], bool] = lambda: False,
     ) -> None:
         if self._take_free_worker(timeout_sec, wait_condition):
+            handed_over = False
             try:
-                self._hand_over_one(timeout_sec, wait_condition)
-            except BaseException:
-                self._free_workers.release()
-                raise
+                handed_over = self._hand_over_one(timeout_sec, wait_condition)
+            finally:
+                if not handed_over:  # the worker taken stays free
+                    self._free_workers.release()
         # A callback's exception is raised here, in the spinning thread, as rclpy does; on
         # every pass, not only on one that found work.
         for future in self._futures[:]:
@@ -98,8 +98,11 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
 
     def _hand_over_one(
         self, timeout_sec: float | TimeoutObject | None, wait_condition: Callable[[], bool]
-    ) -> None:
-        """Wait for a ready callback and start it on the free worker this thread holds."""
+    ) -> bool:
+        """Wait for a ready callback and start it on the free worker this thread holds.
+
+        False when nothing was started: timeout, shutdown, or a callback already in a worker.
+        """
         try:
             handler, _entity, _node = self.wait_for_ready_callbacks(
                 timeout_sec, None, wait_condition
@@ -110,36 +113,29 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
             TimeoutException,
             ConditionReachedException,
         ):
-            self._free_workers.release()
-            return
-        with self._in_worker_lock:
-            if handler in self._in_worker:
-                # Yielded again in the instant before its worker marked it executing.
-                self._free_workers.release()
-                return
-            if self._stopping.is_set():  # shutting down: start nothing new
-                self._free_workers.release()
-                return
+            return False
+        with self._in_worker_changed:
+            # Yielded again in the instant before its worker marked it executing; or shutting
+            # down, when nothing new starts.
+            if handler in self._in_worker or self._stopping.is_set():
+                return False
             self._in_worker.add(handler)
-        with self._idle:
-            self._busy += 1
         started = threading.Event()
         self._executor.submit(self._run, handler, started)
         self._futures.append(handler)
         # Until the worker has started it, rclpy would yield the task again: wait (and let the
         # worker have the GIL) rather than loop. A worker is free, so this is short.
         started.wait(_POLL_S)
+        return True
 
     def _run(self, handler: Task, started: threading.Event) -> None:
         started.set()
         try:
             handler()
         finally:
-            with self._in_worker_lock:
+            with self._in_worker_changed:
                 self._in_worker.discard(handler)
-            with self._idle:
-                self._busy -= 1
-                self._idle.notify_all()
+                self._in_worker_changed.notify_all()
             self._free_workers.release()
 
     def _take_free_worker(
