@@ -36,7 +36,7 @@ from rclpy.qos import (
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import MarkerArray
 
-from arm_kinematics.kinematics import Branch, IkResult, IkStatus, PlanarArm
+from arm_kinematics.kinematics import Branch, IkResult, IkStatus
 from arm_kinematics.nodes.ik_markers import request_markers, workspace_markers
 from arm_kinematics.nodes.messages import (
     BRANCH_NAMES,
@@ -59,7 +59,6 @@ from arm_kinematics_interfaces.srv import ComputeFK, SolveIK, SolveIKBatch
 
 _IK = SolveIK.Response
 _FK = ComputeFK.Response
-_SOLVED = (IkStatus.OK, IkStatus.SINGULAR)
 # One WARN per this many seconds for malformed requests, so a fuzzing client cannot flood the log.
 _WARN_THROTTLE_S = 2.0
 _MARKER_PERIOD_S = 0.05
@@ -99,14 +98,7 @@ class IkNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("ik_node", **kwargs)
         self.config = declare_arm_parameters(self)
-        # As config.make_arm(), plus the joint names so that the core's messages use them.
-        self.arm = PlanarArm(
-            self.config.link_lengths,
-            joint_limits=self.config.joint_limits,
-            singularity_margin=self.config.singularity_margin,
-            edge_tolerance=self.config.edge_tolerance,
-            joint_names=self.config.joint_names,
-        )
+        self.arm = self.config.make_arm()
         self.joint_names = self.config.joint_names
         self.default_branch = Branch.from_name(self.config.default_branch)
         # Written by the joint_states callback, read by service threads: a tuple swapped in
