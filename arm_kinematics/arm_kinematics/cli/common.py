@@ -75,6 +75,16 @@ def load_client_config(path: str | None, prog: str) -> Any:
         return None
 
 
+def format_joint_state(msg: Any) -> str:
+    """A sensor_msgs/JointState's names and positions, radians and degrees; "none" if empty."""
+    if len(msg.name) == 0:
+        return "none"
+    return ", ".join(
+        f"{name}={q:.6f} rad ({math.degrees(q):.3f} deg)"
+        for name, q in zip(msg.name, msg.position, strict=False)
+    )
+
+
 def namespace_prefix(namespace: str) -> str:
     """'/arm1' for 'arm1', '/arm1/' or '/arm1'; '' for no namespace."""
     stripped = namespace.strip("/")

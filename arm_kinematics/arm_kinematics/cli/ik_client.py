@@ -28,6 +28,7 @@ from arm_kinematics.cli.common import (
     add_target_arguments,
     client_main,
     fill_target,
+    format_joint_state,
     load_client_config,
     namespace_prefix,
     parse_client_args,
@@ -132,15 +133,6 @@ def parse_joint_values(
     return names, [math.radians(d) for d in degrees]
 
 
-def _format_joints(msg: Any) -> str:
-    if len(msg.name) == 0:
-        return "none"
-    return ", ".join(
-        f"{name}={q:.6f} rad ({math.degrees(q):.3f} deg)"
-        for name, q in zip(msg.name, msg.position, strict=False)
-    )
-
-
 def _heading_of(pose: Any) -> float:
     from arm_kinematics.nodes.messages import quaternion_to_heading
 
@@ -154,18 +146,19 @@ def print_solve_response(response: Any) -> None:
     from arm_kinematics.nodes.messages import solve_ik_status_name
 
     print(f"status: {solve_ik_status_name(response.status)} ({response.status})")
-    print(f"solution: {_format_joints(response.solution)}")
-    print(f"alternative: {_format_joints(response.alternative)}")
+    print(f"solution: {format_joint_state(response.solution)}")
+    print(f"alternative: {format_joint_state(response.alternative)}")
     print(f"manipulability: {response.manipulability:.6g} m^2")
     print(f"message: {response.message}")
 
 
 def print_fk_response(response: Any) -> None:
     from arm_kinematics.nodes.messages import COMPUTE_FK_STATUS_NAMES
+    from arm_kinematics_interfaces.srv import ComputeFK
 
     name = COMPUTE_FK_STATUS_NAMES.get(response.status, f"UNKNOWN({response.status})")
     print(f"status: {name} ({response.status})")
-    if response.status == 0:
+    if response.status == ComputeFK.Response.OK:
         tip = response.tip
         heading = _heading_of(tip.pose)
         print(

@@ -34,6 +34,7 @@ from arm_kinematics.cli.common import (
     add_target_arguments,
     client_main,
     fill_target,
+    format_joint_state,
     load_client_config,
     namespace_prefix,
     parse_client_args,
@@ -104,15 +105,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _format_joints(msg: Any) -> str:
-    if len(msg.name) == 0:
-        return "none"
-    return ", ".join(
-        f"{name}={q:.6f} rad ({math.degrees(q):.3f} deg)"
-        for name, q in zip(msg.name, msg.position, strict=False)
-    )
-
-
 def format_feedback(feedback: Any) -> str:
     """One line per feedback message: progress, tip and joints (degrees)."""
     joints = ", ".join(
@@ -140,7 +132,7 @@ def print_result(result: Any) -> None:
             f"(IK status {solve_ik_status_name(result.ik_status)})"
         )
     print(f"feasible fraction: {result.feasible_fraction:.3f}")
-    print(f"final joints: {_format_joints(result.final_joints)}")
+    print(f"final joints: {format_joint_state(result.final_joints)}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -184,7 +176,7 @@ def run(argv: list[str]) -> int:
         node = Node(f"move_arm_{os.getpid()}", namespace=namespace or None)
         executor.add_node(node)
         client = ActionClient(node, MoveArm, "move_arm")
-        server = (namespace or "") + "/move_arm"
+        server = namespace + "/move_arm"
         return _send(_Spinner(executor, interrupted), client, server, goal, args)
     finally:
         # Destroy the node before the context so that the server hears it leave at once; the
