@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .angles import TAU
+from .arm import (
+    _NARROW,
+    _NEAR_COINCIDENT,
+    _UNLIMITED,
+    HEADING_MATCH_TOLERANCE,
+    LIMIT_TOLERANCE,
+    PlanarArm,
+)
 from .types import Branch, IkStatus
 
-if TYPE_CHECKING:
-    from .arm import PlanarArm
-
 _PI = math.pi
-_LIMIT_TOLERANCE = 1e-9  # the same as arm.LIMIT_TOLERANCE (not imported: arm imports this)
-_HEADING_MATCH_TOLERANCE = 1e-10
-_NEAR_COINCIDENT = 1e-7
 CHUNK = 16384
 """Targets per block: solve_batch works through longer arrays block by block."""
 
@@ -185,8 +187,8 @@ def _solve_2r_fast(
         down1 += (down1 <= -_PI) * TAU
     if limited:
         (lo1, hi1), (lo2, hi2) = arm.joint_limits
-        lo1t, lo2t = lo1 - _LIMIT_TOLERANCE, lo2 - _LIMIT_TOLERANCE
-        hi1t, hi2t = hi1 + _LIMIT_TOLERANCE, hi2 + _LIMIT_TOLERANCE
+        lo1t, lo2t = lo1 - LIMIT_TOLERANCE, lo2 - LIMIT_TOLERANCE
+        hi1t, hi2t = hi1 + LIMIT_TOLERANCE, hi2 + LIMIT_TOLERANCE
         # Elbow up has joint 2 = -t2, elbow down +t2 (t2 in [0, pi]).
         up_ok = (up1 >= lo1t) & (up1 <= hi1t) & (t2 <= -lo2t) & (t2 >= -hi2t)
         down_ok = (down1 >= lo1t) & (down1 <= hi1t) & (t2 >= lo2t) & (t2 <= hi2t)
@@ -282,7 +284,6 @@ def _solve(
 ) -> BatchResult:
     n = arm.n_joints
     count = len(xs)
-    status = np.zeros(count, dtype=np.uint8)
     valid = np.isfinite(xs) & np.isfinite(ys)
     if hs is not None:
         valid &= np.isfinite(hs)
@@ -343,7 +344,7 @@ def _solve(
     if n == 2 and hs is not None:
         ex = xs - l2 * np.cos(hs)
         ey = ys - l2 * np.sin(hs)
-        slack = _HEADING_MATCH_TOLERANCE + np.maximum(np.maximum(r - outer, inner - r), 0.0)
+        slack = HEADING_MATCH_TOLERANCE + np.maximum(np.maximum(r - outer, inner - r), 0.0)
         meets = np.abs(np.hypot(ex, ey) - l1) <= slack
         m1 = np.arctan2(ey, ex)
         m2 = _wrap(hs - m1)
@@ -372,20 +373,20 @@ def _solve(
     # Joint limits, with the k * 2 pi shifts of the scalar solve.
     reference = ref if ref is not None else np.zeros((count, n))
     for j, ((lo, hi), kind) in enumerate(zip(arm.joint_limits, arm._kinds, strict=True)):
-        if kind == 0:  # continuous
+        if kind == _UNLIMITED:
             continue
         for values, ok in ((ups, up_ok), (downs, down_ok)):
             q = values[j]
-            if kind == 1 and lo > -_PI and hi < _PI:
-                ok &= (q >= lo - _LIMIT_TOLERANCE) & (q <= hi + _LIMIT_TOLERANCE)
+            if kind == _NARROW and lo > -_PI and hi < _PI:
+                ok &= (q >= lo - LIMIT_TOLERANCE) & (q <= hi + LIMIT_TOLERANCE)
                 continue
-            k_min = np.ceil((lo - _LIMIT_TOLERANCE - q) / TAU) if lo != -math.inf else -np.inf
-            k_max = np.floor((hi + _LIMIT_TOLERANCE - q) / TAU) if hi != math.inf else np.inf
+            k_min = np.ceil((lo - LIMIT_TOLERANCE - q) / TAU) if lo != -math.inf else -np.inf
+            k_max = np.floor((hi + LIMIT_TOLERANCE - q) / TAU) if hi != math.inf else np.inf
             ok &= k_min <= k_max
             inside = (q >= lo) & (q <= hi)
             shift = np.clip(np.round((reference[:, j] - q) / TAU), k_min, k_max)
             shifted = q + np.where(np.isfinite(shift), shift, 0.0) * TAU
-            values[j] = np.where(inside & (kind == 1), q, shifted)
+            values[j] = np.where(inside & (kind == _NARROW), q, shifted)
 
     up = np.column_stack(ups)
     down = np.column_stack(downs)
@@ -400,7 +401,7 @@ def _solve(
         feasible = down_ok | (coincident & up_ok)
     else:
         if branch is Branch.CLOSEST and ref is not None:
-            continuous = np.array([kind == 0 for kind in arm._kinds])
+            continuous = np.array([kind == _UNLIMITED for kind in arm._kinds])
             d_up = up - ref
             d_down = down - ref
             if continuous.any():
@@ -417,7 +418,7 @@ def _solve(
         feasible = up_ok | down_ok
     joints = np.where(take_down[:, None], down, up)
 
-    status[:] = IkStatus.OK
+    status = np.zeros(count, dtype=np.uint8)  # IkStatus.OK
     status[s2 < arm.singularity_margin] = IkStatus.SINGULAR
     status[~feasible] = IkStatus.JOINT_LIMIT
     status[orientation] = IkStatus.ORIENTATION_UNREACHABLE
