@@ -64,7 +64,7 @@ class ServoKitBackend(ServoBackend):
                     self._servos[channel] = servo
         except (ImportError, ValueError, OSError, RuntimeError) as error:
             # ValueError is adafruit_bus_device's "No I2C device at address: 0x40".
-            raise BackendUnavailableError(self._failure(error)) from error
+            raise BackendUnavailableError(self._failure_for(hardware, error)) from error
 
     @classmethod
     def open(cls, servos: Sequence[ServoConfig], hardware: HardwareConfig) -> ServoKitBackend:
@@ -81,9 +81,6 @@ class ServoKitBackend(ServoBackend):
         except BackendUnavailableError:
             i2c.deinit()
             raise
-
-    def _failure(self, error: BaseException) -> str:
-        return self._failure_for(self._hardware, error)
 
     @staticmethod
     def _failure_for(hardware: HardwareConfig, error: BaseException) -> str:

@@ -21,7 +21,6 @@ class SimBackend(ServoBackend):
     def __init__(self, servos: Sequence[ServoConfig]) -> None:
         self._servos = {servo.channel: servo for servo in servos}
         self.angles: dict[int, float | None] = dict.fromkeys(self._servos)
-        self.write_count = 0
 
     @property
     def hardware_id(self) -> str:
@@ -37,7 +36,6 @@ class SimBackend(ServoBackend):
         if not 0.0 <= servo_deg <= servo.actuation_range_deg:
             raise ValueError(f"servo angle {servo_deg} out of range on channel {channel}")
         self.angles[channel] = servo_deg
-        self.write_count += 1
 
     def release(self, channel: int) -> None:
         self.angles[channel] = None
