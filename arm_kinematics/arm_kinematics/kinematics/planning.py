@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .angles import wrap_angle
 from .arm import PlanarArm
+from .streaming import LinePath
 from .types import Branch, IkStatus, PlanStatus
 
 
@@ -87,17 +87,10 @@ def line_points(
     """
     p0, p1 = _pose(start, "start"), _pose(goal, "goal")
     step = _positive(max_step, "max_step")
-    length = math.hypot(p1[0] - p0[0], p1[1] - p0[1])
-    count = max(1, math.ceil(length / step - 1e-9))
-    u = np.arange(1, count + 1, dtype=float) / count
-    columns = [p0[0] + u * (p1[0] - p0[0]), p0[1] + u * (p1[1] - p0[1])]
-    with_heading = len(p0) == 3 and len(p1) == 3
-    if with_heading:
-        turn = wrap_angle(p1[2] - p0[2])
-        columns.append(np.array([wrap_angle(p0[2] + f * turn) for f in u.tolist()]))
-    points = np.column_stack(columns)
-    points[-1] = p1 if with_heading else p1[:2]
-    return points, u
+    headings = (p0[2], p1[2]) if len(p0) == 3 and len(p1) == 3 else (None, None)
+    path = LinePath(p0[:2], p1[:2], *headings)
+    count = path.step_count(step)
+    return path.points(count), np.arange(1, count + 1, dtype=float) / count
 
 
 def step_times(
