@@ -51,22 +51,36 @@ def solve_plan(arm: PlanarArm, path: LinePath, start_joints, count: int) -> np.n
     return np.array([r.joints for r in results])
 
 
-def line_setpoints(arm, start_joints, goal, *, speed=0.05, max_step=0.001, limits=None):
-    x0, y0, _ = arm.forward(start_joints)
-    path = LinePath((x0, y0), goal)
-    count = path.step_count(max_step)
-    plan = solve_plan(arm, path, start_joints, count)
-    setpoints = resample_line(
+def resample(
+    arm,
+    path,
+    start_joints,
+    plan,
+    *,
+    speed=0.05,
+    limits=None,
+    period=PERIOD,
+    max_joint_step=MAX_JUMP,
+):
+    """resample_line with this file's defaults: LIMIT rad/s on every joint, PERIOD, MAX_JUMP."""
+    return resample_line(
         arm,
         path,
         start_joints,
         plan,
         speed=speed,
         velocity_limits=limits or [LIMIT] * arm.n_joints,
-        period=PERIOD,
-        max_joint_step=MAX_JUMP,
+        period=period,
+        max_joint_step=max_joint_step,
     )
-    return path, setpoints
+
+
+def line_setpoints(arm, start_joints, goal, *, speed=0.05, max_step=0.001, limits=None):
+    x0, y0, _ = arm.forward(start_joints)
+    path = LinePath((x0, y0), goal)
+    count = path.step_count(max_step)
+    plan = solve_plan(arm, path, start_joints, count)
+    return path, resample(arm, path, start_joints, plan, speed=speed, limits=limits)
 
 
 # --- LinePath ----------------------------------------------------------------------------------
@@ -204,16 +218,7 @@ def test_three_joint_arm_follows_the_line_and_turns_the_heading_with_it():
     path = LinePath((x0, y0), goal, h0, goal_heading)
     count = path.step_count(0.001, heading_radius=arm.link_lengths[-1])
     plan = solve_plan(arm, path, start_joints, count)
-    setpoints = resample_line(
-        arm,
-        path,
-        start_joints,
-        plan,
-        speed=0.02,
-        velocity_limits=[LIMIT] * 3,
-        period=PERIOD,
-        max_joint_step=MAX_JUMP,
-    )
+    setpoints = resample(arm, path, start_joints, plan, speed=0.02)
     off, progress = distance_to_line(setpoints.tips, (x0, y0), goal)
     assert off.max() < 1e-9
     # The heading turns in proportion to the distance travelled.
@@ -230,16 +235,7 @@ def test_a_coarse_plan_that_skips_the_hole_fails_where_a_setpoint_falls_into_it(
     path = LinePath((0.5, 0.1), (-0.5, 0.1))
     plan = solve_plan(arm, path, start_joints, 1)  # only the goal: the plan cannot see the hole
     with pytest.raises(ResampleError) as raised:
-        resample_line(
-            arm,
-            path,
-            start_joints,
-            plan,
-            speed=0.05,
-            velocity_limits=[LIMIT, LIMIT],
-            period=PERIOD,
-            max_joint_step=math.pi,
-        )
+        resample(arm, path, start_joints, plan, max_joint_step=math.pi)
     assert raised.value.status == IkStatus.TOO_CLOSE
     assert raised.value.step == 0  # between the start and plan point 0
     x, y = raised.value.point
@@ -255,16 +251,7 @@ def test_a_plan_that_flips_branch_between_points_is_refused_as_a_joint_jump():
     assert mirrored.ok
     plan[2] = mirrored.joints  # the other elbow at point 2: seeds between 1 and 2 are mixed
     with pytest.raises(ResampleError) as raised:
-        resample_line(
-            BIG_ARM,
-            path,
-            start_joints,
-            plan,
-            speed=0.05,
-            velocity_limits=[LIMIT, LIMIT],
-            period=PERIOD,
-            max_joint_step=MAX_JUMP,
-        )
+        resample(BIG_ARM, path, start_joints, plan)
     assert raised.value.status == PlanStatus.JOINT_JUMP
     assert raised.value.step == 2  # on the way from plan point 1 to the flipped point 2
 
@@ -276,16 +263,7 @@ def test_a_plan_that_flips_branch_between_points_is_refused_as_a_joint_jump():
 def test_resample_refuses_bad_arguments(speed, period, message):
     path = LinePath((1.5, 0.5), (1.4, 0.5))
     with pytest.raises(ValueError, match=message):
-        resample_line(
-            BIG_ARM,
-            path,
-            (0.0, 0.5),
-            np.zeros((1, 2)),
-            speed=speed,
-            velocity_limits=[LIMIT, LIMIT],
-            period=period,
-            max_joint_step=MAX_JUMP,
-        )
+        resample(BIG_ARM, path, (0.0, 0.5), np.zeros((1, 2)), speed=speed, period=period)
 
 
 _DEFAULT_ARM = ArmConfig.from_file()
@@ -312,14 +290,13 @@ def test_every_feasible_line_of_the_default_arm_streams_on_the_line_within_limit
     assume(all(r.ok for r in results) and len(results) == count)
     plan = np.array([r.joints for r in results])
     assume(first_joint_jump(arm, start, plan, config.trajectory.max_joint_step)[0] is None)
-    setpoints = resample_line(
+    setpoints = resample(
         arm,
         path,
         start,
         plan,
         speed=speed,
-        velocity_limits=config.max_velocities,
-        period=PERIOD,
+        limits=config.max_velocities,
         max_joint_step=config.trajectory.max_joint_step,
     )
     off, progress = distance_to_line(setpoints.tips, (x0, y0), (x1, y1))
