@@ -11,9 +11,11 @@ widths, and can be told to fail (OSError, as Linux's i2c-dev raises) and to heal
 from __future__ import annotations
 
 import errno
+import math
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 MODE1 = 0x00
 MODE2 = 0x01
@@ -26,6 +28,14 @@ MODE1_RESTART = 0x80
 FULL = 0x1000  # bit 12 of an ON or OFF count: full ON / full OFF
 REFERENCE_CLOCK_HZ = 25_000_000
 CHANNELS = 16
+
+
+def calibrated_pulse_us(servo: Any, joint_rad: float) -> float:
+    """Pulse width (us) a ServoConfig's calibration gives for a joint angle (radians), worked out
+    independently of the node and ServoKit: linear from min to max pulse over the servo range."""
+    servo_deg = servo.offset_deg + servo.sign * math.degrees(joint_rad)
+    span = servo.max_pulse_us - servo.min_pulse_us
+    return servo.min_pulse_us + servo_deg / servo.actuation_range_deg * span
 
 
 @dataclass(frozen=True)
@@ -56,8 +66,6 @@ class FakeI2C:
         self._written = threading.Condition(self._state_lock)  # notified on every write
         self._pointer = 0
         self._error: tuple[int, str] | None = None
-        self.failed_transactions = 0
-        self.deinitialized = False
         self.power_cycle()
 
     # --- test controls ----------------------------------------------------------------------
@@ -164,11 +172,10 @@ class FakeI2C:
             self._bus_lock.release()
 
     def deinit(self) -> None:
-        self.deinitialized = True
+        pass
 
     def _check(self, address: int) -> None:
         if self._error is not None:
-            self.failed_transactions += 1
             raise OSError(*self._error)
         if address != self.address:
             raise OSError(errno.EREMOTEIO, "Remote I/O error")  # no ACK at that address

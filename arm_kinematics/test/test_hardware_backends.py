@@ -10,7 +10,7 @@ import math
 from dataclasses import replace
 
 import pytest
-from fake_i2c import FakeI2C
+from fake_i2c import FakeI2C, calibrated_pulse_us
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.hardware import (
@@ -32,14 +32,6 @@ def config() -> ArmConfig:
 def servokit(config: ArmConfig, bus: FakeI2C, **hardware_changes: object) -> ServoKitBackend:
     hardware = replace(config.hardware, **hardware_changes)
     return ServoKitBackend([j.servo for j in config.joints], hardware, bus)
-
-
-def expected_pulse_us(config: ArmConfig, joint_index: int, joint_rad: float) -> float:
-    """The calibration, independently of ServoKit: linear from min to max pulse over the range."""
-    servo = config.joints[joint_index].servo
-    servo_deg = servo.offset_deg + servo.sign * math.degrees(joint_rad)
-    span = servo.max_pulse_us - servo.min_pulse_us
-    return servo.min_pulse_us + servo_deg / servo.actuation_range_deg * span
 
 
 @pytest.mark.parametrize("frequency_hz", [50.0, 60.0])
@@ -66,7 +58,7 @@ def test_pulse_width_on_each_channel_is_what_the_calibration_says(
         assert on == 0
         assert off < 4096  # a 12-bit count, not the full-ON/OFF bit
         # One 12-bit count (4.9 us at 50 Hz) is the board's resolution.
-        expected = expected_pulse_us(config, index, math.radians(joint_deg))
+        expected = calibrated_pulse_us(config.joints[index].servo, math.radians(joint_deg))
         assert bus.pulse_us(joint.servo.channel) == pytest.approx(expected, abs=bus.count_us)
 
 

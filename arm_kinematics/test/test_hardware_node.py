@@ -13,18 +13,23 @@ import statistics
 import subprocess
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from ament_index_python.packages import get_package_prefix
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from fake_i2c import FakeI2C
+from fake_i2c import FakeI2C, calibrated_pulse_us
 from rcl_interfaces.msg import Log
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_helpers import RosGraph, ros_graph, start_node_process, stop_process, wait_for
+from ros_helpers import (
+    RosGraph,
+    installed_executable,
+    ros_graph,
+    start_node_process,
+    stop_process,
+    wait_for,
+)
 from sensor_msgs.msg import JointState
 
 from arm_kinematics.config import ArmConfig
@@ -127,27 +132,15 @@ def servokit_on(bus: FakeI2C) -> ServoKitBackend:
     return ServoKitBackend([j.servo for j in CONFIG.joints], CONFIG.hardware, bus)
 
 
-def calibrated_pulse_us(joint_index: int, joint_rad: float) -> float:
-    """Pulse width from the config's calibration, independently of the node and ServoKit."""
-    servo = CONFIG.joints[joint_index].servo
-    servo_deg = servo.offset_deg + servo.sign * math.degrees(joint_rad)
-    span = servo.max_pulse_us - servo.min_pulse_us
-    return servo.min_pulse_us + servo_deg / servo.actuation_range_deg * span
-
-
 def assert_pulses(bus: FakeI2C, positions: tuple[float, ...] | list[float]) -> None:
     for index, joint in enumerate(CONFIG.joints):
         assert bus.pulse_us(joint.servo.channel) == pytest.approx(
-            calibrated_pulse_us(index, positions[index]), abs=bus.count_us
+            calibrated_pulse_us(joint.servo, positions[index]), abs=bus.count_us
         ), joint.name
 
 
 def stamp_s(msg: JointState) -> float:
     return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-
-
-def executable(name: str) -> str:
-    return str(Path(get_package_prefix("arm_kinematics")) / "lib" / "arm_kinematics" / name)
 
 
 # --- start-up and joint_states ------------------------------------------------------------------
@@ -372,7 +365,7 @@ def test_namespace_moves_the_topics_but_not_diagnostics(graph: RosGraph) -> None
 
 
 def test_ctrl_c_releases_the_servos_and_exits_cleanly(graph: RosGraph) -> None:
-    process = start_node_process(executable("hardware_node"))
+    process = start_node_process(installed_executable("hardware_node"))
     try:
         Probe(graph).joint_states.wait_for_more(1, "joint_states from the process")
     finally:
@@ -386,7 +379,7 @@ def test_ctrl_c_releases_the_servos_and_exits_cleanly(graph: RosGraph) -> None:
 def test_servokit_without_a_board_exits_with_one_clear_line() -> None:
     result = subprocess.run(
         [
-            executable("hardware_node"),
+            installed_executable("hardware_node"),
             "--ros-args",
             "-p",
             "hardware.backend:=servokit",
@@ -417,7 +410,7 @@ def test_servokit_without_a_board_exits_with_one_clear_line() -> None:
 )
 def test_bad_calibration_stops_the_node_naming_joint_and_field(override: str, named: str) -> None:
     result = subprocess.run(
-        [executable("hardware_node"), "--ros-args", "-p", override],
+        [installed_executable("hardware_node"), "--ros-args", "-p", override],
         capture_output=True,
         text=True,
         timeout=60,
