@@ -322,6 +322,9 @@ class PlanarArm:
             self.reach,
         )
         """Tip distances from the base that some configuration reaches, metres (n joints)."""
+        # The ring the IK checks the tip against: for 2R the closed form's own bounds (equal to
+        # `ring` up to rounding of 2 max(L) - sum(L)), so that the check and the solve agree.
+        self._tip_ring = (self._ring_min, self._ring_max) if n == 2 else self.ring
         self._kinds = tuple(self._limit_kind(lo, hi) for lo, hi in self.joint_limits)
         self._any_limits = any(kind != _UNLIMITED for kind in self._kinds)
         self._zero_reference = (0.0,) * n
@@ -870,23 +873,14 @@ class PlanarArm:
     ) -> IkResult:
         """solve() on checked inputs; heading required for 3R."""
         # 1. The ring, on the radius only.
-        if self.n_joints == 2:
-            r = _sqrt(x * x + y * y)
-            if (
-                not self._ring_min - self.edge_tolerance
-                <= r
-                <= self._ring_max + self.edge_tolerance
-            ):
-                return self._ring_failure(r, x, y, (self._ring_min, self._ring_max))
-        else:
-            r = _sqrt(x * x + y * y)
-            inner, outer = self.ring
-            if not inner - self.edge_tolerance <= r <= outer + self.edge_tolerance:
-                return self._ring_failure(r, x, y, self.ring)
+        r = _sqrt(x * x + y * y)
+        inner, outer = self._tip_ring
+        if not inner - self.edge_tolerance <= r <= outer + self.edge_tolerance:
+            return self._ring_failure(r, x, y, self._tip_ring)
         candidates = self._raw_candidates(x, y, heading)
         if candidates is None:  # 3R: the wrist point is off the ring for this heading
             if self.n_joints == 2:  # unreachable: the ring checks use the same comparisons
-                return self._ring_failure(r, x, y, (self._ring_min, self._ring_max))
+                return self._ring_failure(r, x, y, self._tip_ring)
             return self._orientation_failure_3r(x, y, heading)
         up, down, s2 = candidates
         coincident = s2 == 0.0

@@ -295,7 +295,7 @@ def _solve(
     inner, outer = abs(l1 - l2), l1 + l2
     tolerance = arm.edge_tolerance
     r = np.sqrt(xs * xs + ys * ys)  # as the scalar solve, to the bit
-    tip_inner, tip_outer = (inner, outer) if n == 2 else arm.ring
+    tip_inner, tip_outer = arm._tip_ring
     too_far = r > tip_outer + tolerance
     too_close = r < tip_inner - tolerance
 
