@@ -491,6 +491,39 @@ def test_two_arms_in_two_namespaces(graph: RosGraph, arm: Clients) -> None:
     assert arm.solve(target(0.15, 0.0)).status == IK.TOO_CLOSE  # the root arm is untouched
 
 
+def test_an_unexpected_error_is_answered_and_the_node_keeps_serving(graph: RosGraph) -> None:
+    node = make_ik_node(graph, LENGTHS, "faulty")
+    clients = Clients(graph, "faulty")
+    healthy_arm = node.arm
+
+    class BrokenArm:
+        def __getattr__(self, name: str) -> Any:
+            raise RuntimeError(f"broken {name}")
+
+    node.arm = BrokenArm()
+    try:
+        solve = clients.solve(target(*REFERENCE_TARGET))
+        request = SolveIKBatch.Request()
+        request.x, request.y = [REFERENCE_TARGET[0]], [REFERENCE_TARGET[1]]
+        batch = clients.batch(request)
+        fk = clients.fk(NAMES, (DEG(30), DEG(45)))
+    finally:
+        node.arm = healthy_arm
+    for response, status in (
+        (solve, IK.INVALID_INPUT),
+        (batch, IK.INVALID_INPUT),
+        (fk, FK.INVALID_INPUT),
+    ):
+        assert response.status == status
+        assert response.message.startswith("the request could not be processed: RuntimeError")
+        assert "broken" in response.message
+    assert len(solve.solution.position) == 0
+    assert list(batch.joint_names) == list(NAMES)
+    assert batch.first_failure == -1
+    assert len(fk.frames) == 0
+    assert clients.solve(target(*REFERENCE_TARGET)).status == IK.OK
+
+
 def test_branch_0_uses_the_default_branch_parameter(graph: RosGraph) -> None:
     make_ik_node(graph, LENGTHS, "upper", Parameter("default_branch", value="elbow_up"))
     clients = Clients(graph, "upper")

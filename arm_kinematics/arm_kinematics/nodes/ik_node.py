@@ -477,6 +477,7 @@ class IkNode(Node):
             f"{service} failed unexpectedly:\n{traceback.format_exc()}",
             throttle_duration_sec=_WARN_THROTTLE_S,
         )
+        return response
 
 
 def main() -> None:
