@@ -122,15 +122,10 @@ class _Move:
 
 @dataclass
 class GoalTiming:
-    """Timings of the last goal that streamed (monotonic seconds), for logs and benchmarks."""
+    """Timings of the last goal that streamed (monotonic seconds), for its log line and tests."""
 
-    accepted_at: float = math.nan
-    executing_at: float = math.nan  # the execute callback started
-    start_pose_at: float = math.nan  # the start pose taken (joint_states)
     ik_s: float = math.nan  # the solve_ik_batch round trip
-    plan_s: float = math.nan  # acceptance to the setpoints being ready
     first_setpoint_at: float = math.nan
-    planned_points: int = 0
     publish_times: list[float] = field(default_factory=list)
 
 
@@ -213,16 +208,13 @@ class TrajectoryNode(Node):
         self.create_subscription(
             PointStamped, "clicked_point", self._on_clicked_point, 10, callback_group=group
         )
+        action = self.resolve_topic_name("move_arm")  # resolved as rcl_action resolves it
         self.get_logger().info(
-            f"trajectory_node ready: action '{self._server_name()}', joints {self._names}, "
+            f"trajectory_node ready: action '{action}', joints {self._names}, "
             f"{self._trajectory.command_rate_hz:g} Hz setpoints, default "
             f"{self._trajectory.default_speed:g} m/s in steps of "
             f"{self._trajectory.default_max_step * 1000:g} mm"
         )
-
-    def _server_name(self) -> str:
-        namespace = self.get_namespace().rstrip("/")
-        return f"{namespace}/move_arm"
 
     # --- inputs ----------------------------------------------------------------------------
 
@@ -325,7 +317,6 @@ class TrajectoryNode(Node):
         return result
 
     def _run(self, run: _Run) -> MoveArm.Result:
-        run.timing.executing_at = time.monotonic()
         if run.error is not None:
             return self._result(Result.INVALID_GOAL, run.error)
         move = run.move
@@ -344,11 +335,10 @@ class TrajectoryNode(Node):
                 )
             )
             start = self._start_joints(run)
-            run.timing.start_pose_at = time.monotonic()
             if move.mode == MoveArm.Goal.LINEAR:
-                setpoints, total_steps, _ = self._plan_line(run, move, start)
+                setpoints, total_steps = self._plan_line(run, move, start)
             else:
-                setpoints, total_steps, _ = self._plan_joint(run, move, start)
+                setpoints, total_steps = self._plan_joint(run, move, start)
             return self._stream(run, setpoints, total_steps, start)
         finally:
             self._motion_lock.release()
@@ -424,19 +414,16 @@ class TrajectoryNode(Node):
                 raise _GoalEndError(
                     self._result(
                         Result.NO_JOINT_STATE,
-                        f"no joint_states for {timeout:g} s on '{self._topic('joint_states')}' "
-                        "(is the hardware node running?): nothing moved",
+                        f"no joint_states for {timeout:g} s on "
+                        f"'{self.resolve_topic_name('joint_states')}' (is the hardware node "
+                        "running?): nothing moved",
                     )
                 )
 
-    def _topic(self, name: str) -> str:
-        return self.resolve_topic_name(name)
-
     # --- planning --------------------------------------------------------------------------
 
-    def _plan_line(
-        self, run: _Run, move: _Move, start: tuple[float, ...]
-    ) -> tuple[Setpoints, int, np.ndarray]:
+    def _plan_line(self, run: _Run, move: _Move, start: tuple[float, ...]) -> tuple[Setpoints, int]:
+        """The setpoints of a LINEAR move and the number of planned IK points."""
         x0, y0, h0 = self.arm.forward(start)
         path = LinePath(
             (x0, y0),
@@ -500,11 +487,12 @@ class TrajectoryNode(Node):
             self._abort_plan(
                 run, status, ik_status, error.step, points, start, f"{error}; nothing moved"
             )
-        return setpoints, count, points
+        return setpoints, count
 
     def _plan_joint(
         self, run: _Run, move: _Move, start: tuple[float, ...]
-    ) -> tuple[Setpoints, int, np.ndarray]:
+    ) -> tuple[Setpoints, int]:
+        """The setpoints of a JOINT move (one IK point: the goal)."""
         heading = move.heading
         goal = np.array([[move.x, move.y] if heading is None else [move.x, move.y, heading]])
         joints, _ = self._solve_points(run, goal, start, heading is not None)
@@ -516,7 +504,7 @@ class TrajectoryNode(Node):
             speed_fraction=move.speed,
             period=self._period,
         )
-        return setpoints, 1, goal
+        return setpoints, 1
 
     def _solve_points(
         self, run: _Run, points: np.ndarray, start: tuple[float, ...], use_heading: bool
@@ -639,9 +627,6 @@ class TrajectoryNode(Node):
         self, run: _Run, setpoints: Setpoints, total_steps: int, start: tuple[float, ...]
     ) -> MoveArm.Result:
         self.last_timing = timing = run.timing
-        timing.accepted_at = run.accepted_at
-        timing.plan_s = time.monotonic() - run.accepted_at
-        timing.planned_points = total_steps
         publish_times = timing.publish_times
         count = len(setpoints)
         joints = setpoints.joints.tolist()
