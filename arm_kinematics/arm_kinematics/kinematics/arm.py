@@ -182,6 +182,14 @@ def _orientation_3r_text(
     )
 
 
+def _shift_range(q: float, lo: float, hi: float) -> tuple[float, float]:
+    """The k for which q + k * 2 pi lies within [lo, hi] (LIMIT_TOLERANCE of slack): k_min..k_max,
+    +-inf on an unbounded side; empty (k_min > k_max) when no shift fits."""
+    k_min = -_INF if lo == -_INF else math.ceil((lo - LIMIT_TOLERANCE - q) / TAU)
+    k_max = _INF if hi == _INF else math.floor((hi + LIMIT_TOLERANCE - q) / TAU)
+    return k_min, k_max
+
+
 def _violation_words(
     joints: tuple[float, ...],
     limits: tuple[tuple[float, float], ...],
@@ -193,8 +201,7 @@ def _violation_words(
         lo, hi = limits[index]
         if kinds[index] == _UNLIMITED:
             continue
-        k_min = -_INF if lo == -_INF else math.ceil((lo - LIMIT_TOLERANCE - q) / TAU)
-        k_max = _INF if hi == _INF else math.floor((hi + LIMIT_TOLERANCE - q) / TAU)
+        k_min, k_max = _shift_range(q, lo, hi)
         if k_min > k_max:
             return f"{names[index]} = {_deg(q)}, outside [{_deg(lo)}, {_deg(hi)}]"
     return "a joint outside its limits"
@@ -558,8 +565,7 @@ class PlanarArm:
             if kind == _UNLIMITED or (kind == _NARROW and lo <= q <= hi):
                 fitted.append(q)
                 continue
-            k_min = -_INF if lo == -_INF else math.ceil((lo - LIMIT_TOLERANCE - q) / TAU)
-            k_max = _INF if hi == _INF else math.floor((hi + LIMIT_TOLERANCE - q) / TAU)
+            k_min, k_max = _shift_range(q, lo, hi)
             if k_min > k_max:
                 return None
             fitted.append(q + min(max(round((ref - q) / TAU), k_min), k_max) * TAU)
