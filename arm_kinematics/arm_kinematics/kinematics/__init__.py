@@ -3,7 +3,7 @@
 Radians, metres, relative joint angles (link i's absolute angle is the sum of joints 1..i).
 """
 
-from .angles import TAU, angle_difference, wrap_angle
+from .angles import TAU, wrap_angle
 from .arm import HEADING_MATCH_TOLERANCE, LIMIT_TOLERANCE, PlanarArm
 from .batch import BatchResult, solve_batch
 from .joint_plan import joint_move_duration, joint_setpoints
@@ -25,7 +25,6 @@ __all__ = [
     "PlanarArm",
     "ResampleError",
     "Setpoints",
-    "angle_difference",
     "first_joint_jump",
     "joint_move_duration",
     "joint_setpoints",

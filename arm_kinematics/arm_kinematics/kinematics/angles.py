@@ -11,8 +11,3 @@ def wrap_angle(angle: float) -> float:
     """The angle wrapped to (-pi, pi], radians."""
     wrapped = math.remainder(angle, TAU)
     return math.pi if wrapped <= -math.pi else wrapped
-
-
-def angle_difference(to_angle: float, from_angle: float) -> float:
-    """Signed difference to_angle - from_angle taken the short way round, in (-pi, pi]."""
-    return wrap_angle(to_angle - from_angle)
