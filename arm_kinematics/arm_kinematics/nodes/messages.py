@@ -18,7 +18,7 @@ from enum import Enum
 
 import transforms3d.euler
 from builtin_interfaces.msg import Time
-from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion
+from geometry_msgs.msg import Pose, PoseStamped, Quaternion
 from sensor_msgs.msg import JointState
 
 from arm_kinematics_interfaces.srv import ComputeFK, SolveIK
@@ -73,8 +73,13 @@ class OrientationError(ValueError):
 
 def heading_to_quaternion(heading: float) -> Quaternion:
     """Quaternion message of a rotation by `heading` radians about z."""
+    return _fill_quaternion(Quaternion(), heading)
+
+
+def _fill_quaternion(quaternion: Quaternion, heading: float) -> Quaternion:
     w, x, y, z = transforms3d.euler.euler2quat(0.0, 0.0, heading, "sxyz")
-    return Quaternion(x=float(x), y=float(y), z=float(z), w=float(w))
+    quaternion.x, quaternion.y, quaternion.z, quaternion.w = float(x), float(y), float(z), float(w)
+    return quaternion
 
 
 def quaternion_values(orientation: Quaternion) -> tuple[float, float, float, float]:
@@ -121,10 +126,16 @@ def position_values(pose: Pose) -> tuple[float, float, float]:
 
 def planar_pose(x: float, y: float, heading: float, z: float = 0.0) -> Pose:
     """Pose message at (x, y, z) turned by `heading` radians about z."""
-    return Pose(
-        position=Point(x=float(x), y=float(y), z=float(z)),
-        orientation=heading_to_quaternion(heading),
-    )
+    return _fill_planar_pose(Pose(), x, y, heading, z)
+
+
+def _fill_planar_pose(pose: Pose, x: float, y: float, heading: float, z: float) -> Pose:
+    # In place, as fill_joint_state: a message built with keyword fields first builds its
+    # default sub-messages, so Pose(position=Point(...), ...) builds four sub-messages for two.
+    position = pose.position
+    position.x, position.y, position.z = float(x), float(y), float(z)
+    _fill_quaternion(pose.orientation, heading)
+    return pose
 
 
 def pose_stamped(
@@ -137,7 +148,8 @@ def pose_stamped(
     stamp: Time | None = None,
 ) -> PoseStamped:
     """PoseStamped of a planar pose expressed in `frame_id`."""
-    msg = PoseStamped(pose=planar_pose(x, y, heading, z))
+    msg = PoseStamped()
+    _fill_planar_pose(msg.pose, x, y, heading, z)
     msg.header.frame_id = frame_id
     if stamp is not None:
         msg.header.stamp = stamp
