@@ -24,6 +24,7 @@ from .arm import (
     HEADING_MATCH_TOLERANCE,
     LIMIT_TOLERANCE,
     PlanarArm,
+    _coerce_branch,
 )
 from .types import Branch, IkStatus
 
@@ -88,11 +89,11 @@ def solve_batch(
         return _invalid(max(count, len(ys)), n)
     if hs is not None and len(hs) == 1 and count != 1:
         hs = np.full(count, hs[0])
-    if isinstance(branch, bool) or not isinstance(branch, int | np.integer):
+    # A Branch or its int value (not its name, unlike the scalar solve).
+    checked_branch = None if isinstance(branch, str) else _coerce_branch(branch)
+    if checked_branch is None:
         return _invalid(count, n)
-    if int(branch) not in {b.value for b in Branch}:
-        return _invalid(count, n)
-    branch = Branch(int(branch))
+    branch = checked_branch
     ref = None
     if current is not None:
         try:
