@@ -44,10 +44,10 @@ from arm_kinematics.nodes.messages import (
     JointStateProblem,
     OrientationError,
     fill_joint_state,
+    fill_pose_stamped,
     frames_to_poses,
     is_empty,
     joint_positions,
-    pose_stamped,
     position_values,
     quaternion_to_heading,
     quaternion_values,
@@ -397,7 +397,7 @@ class IkNode(Node):
         base, z = self.config.base_frame, self.config.plane_z
         response.frames = frames_to_poses(frames, frame_id=base, z=z, stamp=stamp)
         tip_x, tip_y, tip_heading = frames[-1]
-        response.tip = pose_stamped(tip_x, tip_y, tip_heading, frame_id=base, z=z, stamp=stamp)
+        fill_pose_stamped(response.tip, tip_x, tip_y, tip_heading, frame_id=base, z=z, stamp=stamp)
         response.within_limits = bool(self.arm.within_limits(joints))
         response.manipulability = float(self.arm.manipulability(joints))
         response.status = _FK.OK

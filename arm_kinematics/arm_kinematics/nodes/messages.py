@@ -148,7 +148,20 @@ def pose_stamped(
     stamp: Time | None = None,
 ) -> PoseStamped:
     """PoseStamped of a planar pose expressed in `frame_id`."""
-    msg = PoseStamped()
+    return fill_pose_stamped(PoseStamped(), x, y, heading, frame_id=frame_id, z=z, stamp=stamp)
+
+
+def fill_pose_stamped(
+    msg: PoseStamped,
+    x: float,
+    y: float,
+    heading: float,
+    *,
+    frame_id: str,
+    z: float = 0.0,
+    stamp: Time | None = None,
+) -> PoseStamped:
+    """Set `msg` to a planar pose expressed in `frame_id`, in place (as fill_joint_state)."""
     _fill_planar_pose(msg.pose, x, y, heading, z)
     msg.header.frame_id = frame_id
     if stamp is not None:
