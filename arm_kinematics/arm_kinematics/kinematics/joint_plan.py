@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from arm_kinematics.kinematics.streaming import ArmModel, Setpoints
+from arm_kinematics.kinematics.arm import PlanarArm
+from arm_kinematics.kinematics.streaming import Setpoints
 
 
 def joint_move_duration(
@@ -40,7 +41,7 @@ def joint_move_duration(
 
 
 def joint_setpoints(
-    arm: ArmModel,
+    arm: PlanarArm,
     start: Sequence[float],
     goal: Sequence[float],
     *,

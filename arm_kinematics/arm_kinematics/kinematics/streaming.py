@@ -25,41 +25,18 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Protocol
 
 import numpy as np
 
 from arm_kinematics.kinematics.angles import wrap_angle
-from arm_kinematics.kinematics.types import Branch, IkResult, IkStatus, PlanStatus
+from arm_kinematics.kinematics.arm import PlanarArm
+from arm_kinematics.kinematics.types import Branch, IkStatus, PlanStatus
 
 # A setpoint whose largest joint-speed ratio is above 1 is shortened to this fraction of its
 # allowed advance (a little below 1 so that one retry almost always lands inside the limit).
 _SHRINK = 0.995
 _MAX_SHRINKS = 60  # 0.5 ** 60 of a step: far below any physical resolution
 _U_EPSILON = 1e-12
-
-
-class ArmModel(Protocol):
-    """What the resampling needs of `PlanarArm` (forward and solve)."""
-
-    n_joints: int
-    link_lengths: Sequence[float]
-    joint_limits: Sequence[tuple[float, float]]
-
-    def forward(self, joints: Sequence[float]) -> tuple[float, float, float]: ...
-
-    def unwrap_near(
-        self, joints: Sequence[float], reference: Sequence[float]
-    ) -> tuple[float, ...]: ...
-
-    def solve(
-        self,
-        x: float,
-        y: float,
-        heading: float | None = None,
-        branch: Branch = Branch.CLOSEST,
-        current: Sequence[float] | None = None,
-    ) -> IkResult: ...
 
 
 @dataclass(frozen=True)
@@ -129,7 +106,7 @@ class LinePath:
 
 
 def first_joint_jump(
-    arm: ArmModel, start: Sequence[float], joints: np.ndarray, max_joint_step: float
+    arm: PlanarArm, start: Sequence[float], joints: np.ndarray, max_joint_step: float
 ) -> tuple[int | None, np.ndarray]:
     """Check a solved path for branch flips.
 
@@ -201,7 +178,7 @@ class ResampleError(RuntimeError):
 
 
 def resample_line(
-    arm: ArmModel,
+    arm: PlanarArm,
     path: LinePath,
     start_joints: Sequence[float],
     plan_joints: np.ndarray,
