@@ -16,10 +16,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ament_index_python.packages import get_package_prefix
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_helpers import PACKAGE_DIR, ros_graph, start_node_process, stop_process, wait_for
+from ros_helpers import (
+    PACKAGE_DIR,
+    installed_executable,
+    ros_graph,
+    start_node_process,
+    stop_process,
+    wait_for,
+)
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
@@ -39,14 +45,10 @@ LATCHED = QoSProfile(
 )
 
 
-def bringup_executable() -> str:
-    return str(Path(get_package_prefix("arm_kinematics")) / "lib" / "arm_kinematics" / "bringup")
-
-
 def run_bringup(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
     """Run a bringup that is expected to stop by itself (bad options)."""
     return subprocess.run(
-        [bringup_executable(), *args], capture_output=True, text=True, timeout=timeout
+        [installed_executable("bringup"), *args], capture_output=True, text=True, timeout=timeout
     )
 
 
@@ -178,7 +180,7 @@ def test_two_bringups_in_two_namespaces_do_not_cross_talk() -> None:
     from arm_kinematics_interfaces.srv import ComputeFK
 
     arms = {"arm_a": ArmConfig.from_file(CONFIG_2R), "arm_b": ArmConfig.from_file(CONFIG_3R)}
-    executable = bringup_executable()
+    executable = installed_executable("bringup")
     processes = {
         # The 2R arm with the file's backend, the 3R example with the backend given.
         "arm_a": start_node_process(executable, "--namespace", "arm_a", "--config", str(CONFIG_2R)),
