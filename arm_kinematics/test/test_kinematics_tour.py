@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
@@ -44,10 +43,7 @@ def test_tour_of_the_default_arm(capsys) -> None:
 
 
 def test_tour_of_a_3r_arm(capsys) -> None:
-    path = Path(default_config_path()).with_name("arm_3r.yaml")
-    if not path.is_file():
-        path = Path(__file__).resolve().parent.parent / "config" / "arm_3r.yaml"
-    main(["--config", str(path)])
+    main(["--config", str(default_config_path("arm_3r.yaml"))])
     out = capsys.readouterr().out
     assert "Arm: 3 joints" in out
     assert "with heading 15.00 deg (0.2618 rad)" in out

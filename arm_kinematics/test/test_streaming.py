@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from arm_kinematics.config import ArmConfig
+from arm_kinematics.config import ArmConfig, default_config_path
 from arm_kinematics.kinematics import Branch, IkStatus, PlanarArm, PlanStatus
 from arm_kinematics.kinematics.joint_plan import joint_move_duration, joint_setpoints
 from arm_kinematics.kinematics.streaming import (
@@ -209,7 +209,7 @@ def test_the_tool_slows_down_near_a_singularity_and_keeps_full_speed_elsewhere()
 
 
 def test_three_joint_arm_follows_the_line_and_turns_the_heading_with_it():
-    arm = ArmConfig.from_file(_config_path("arm_3r.yaml")).make_arm()
+    arm = ArmConfig.from_file(default_config_path("arm_3r.yaml")).make_arm()
     assert arm.n_joints == 3
     start_joints = (0.2, 0.6, 0.3)
     x0, y0, h0 = arm.forward(start_joints)
@@ -356,9 +356,3 @@ def test_joint_move_of_zero_length_is_the_goal_once():
 def test_joint_move_refuses_a_speed_fraction_outside_0_1(fraction):
     with pytest.raises(ValueError, match="speed_fraction"):
         joint_move_duration((0.0, 0.0), (0.1, 0.1), (LIMIT, LIMIT), fraction)
-
-
-def _config_path(name: str):
-    from ros_helpers import PACKAGE_DIR
-
-    return PACKAGE_DIR / "config" / name
