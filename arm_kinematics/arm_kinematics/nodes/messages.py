@@ -21,6 +21,7 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Pose, PoseStamped, Quaternion
 from sensor_msgs.msg import JointState
 
+from arm_kinematics.config import BRANCH_NAMES as DEFAULT_BRANCH_CHOICES
 from arm_kinematics_interfaces.srv import ComputeFK, SolveIK
 
 #: Largest deviation of a quaternion's norm from 1, and of its roll and pitch from 0 (radians),
@@ -54,8 +55,7 @@ COMPUTE_FK_STATUS_NAMES = _constant_names(
 )
 #: SolveIK BRANCH_* value -> lower-case branch name as in the `default_branch` parameter.
 BRANCH_NAMES = {
-    getattr(SolveIK.Request, f"BRANCH_{name.upper()}"): name
-    for name in ("closest", "elbow_up", "elbow_down", "max_limit_margin")
+    getattr(SolveIK.Request, f"BRANCH_{name.upper()}"): name for name in DEFAULT_BRANCH_CHOICES
 }
 
 
