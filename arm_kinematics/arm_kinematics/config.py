@@ -21,7 +21,8 @@ import yaml
 if TYPE_CHECKING:
     from arm_kinematics.kinematics import PlanarArm
 
-_SOURCE_CONFIG_DIR = Path(__file__).resolve().parent.parent / "config"
+# The package folder of the source tree (config/, urdf/ ...), used when not installed.
+_SOURCE_PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 BRANCH_NAMES = ("closest", "elbow_up", "elbow_down", "max_limit_margin")
 BACKENDS = ("sim", "servokit")
@@ -162,7 +163,7 @@ def package_file(folder: str, name: str) -> Path:
             return installed
     except (ImportError, PackageNotFoundError, ValueError):
         pass
-    return _SOURCE_CONFIG_DIR.parent / folder / name
+    return _SOURCE_PACKAGE_DIR / folder / name
 
 
 def default_config_path(name: str = "arm.yaml") -> Path:
