@@ -12,7 +12,9 @@ import pytest
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from ros_helpers import ros_graph, wait_for
+from sensor_msgs.msg import JointState
 from test_trajectory_node import (
+    CONFIG,
     L1,
     L2,
     NAMES,
@@ -26,6 +28,7 @@ from test_trajectory_node import (
 )
 
 from arm_kinematics.nodes.hardware_node import HardwareNode
+from arm_kinematics.nodes.messages import joint_state
 from arm_kinematics_interfaces.srv import SolveIK, SolveIKBatch
 
 
@@ -86,6 +89,27 @@ def test_no_joint_states_gives_no_joint_state_and_a_silent_hardware_gives_hardwa
             last = harness.commands[-1]
         assert list(response.result.final_joints.position) == list(last.position)
         assert nodes["trajectory"].last_timing.publish_times  # it had been streaming
+
+
+def test_an_arm_that_never_arrives_gives_hardware_fault_after_the_timeout():
+    # Fresh joint_states that stay at the start, as from a hardware node refusing the commands.
+    timeout = 0.5
+    with ros_graph() as graph:
+        make_nodes(graph, hardware=False, overrides=[("trajectory.joint_state_timeout_s", timeout)])
+        stuck = graph.node("stuck_hardware")
+        states = stuck.create_publisher(JointState, "joint_states", 10)
+        stuck.create_timer(0.04, lambda: states.publish(joint_state(NAMES, CONFIG.home)))
+        harness = Harness(graph, None)
+        harness.latest_joints()
+        outcome = harness.run(goal(0.14, 0.07))
+        result = outcome.result
+        assert result.status == Result.HARDWARE_FAULT, result.message
+        held = ", ".join(f"{math.degrees(q):.2f}" for q in CONFIG.home)
+        assert "did not reach the last setpoint" in result.message
+        assert f"within {timeout:g} s (joint_states: ({held}) deg)" in result.message
+        assert outcome.commands  # it streamed the whole line first
+        assert list(result.final_joints.position) == list(outcome.commands[-1].position)
+        assert outcome.elapsed >= timeout
 
 
 def test_a_line_through_the_hole_of_the_ring_aborts_at_the_first_step_inside_it():
