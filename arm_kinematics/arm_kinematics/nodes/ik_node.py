@@ -406,15 +406,15 @@ class IkNode(Node):
             f"{math.degrees(tip_heading):.2f} deg in '{base}'; frames: "
             f"{', '.join(self.frame_names())} (every pose expressed in '{base}')"
         )
-        outside = [
-            f"{name} {math.degrees(q):.2f} deg outside [{math.degrees(lo):.1f}, "
-            f"{math.degrees(hi):.1f}]"
-            for name, q, (lo, hi) in zip(
-                self.joint_names, joints, self.config.joint_limits, strict=True
-            )
-            if not lo <= q <= hi
-        ]
-        if outside:
+        if not response.within_limits:
+            outside = [
+                f"{name} {math.degrees(q):.2f} deg outside [{math.degrees(lo):.1f}, "
+                f"{math.degrees(hi):.1f}]"
+                for name, q, (lo, hi) in zip(
+                    self.joint_names, joints, self.config.joint_limits, strict=True
+                )
+                if not lo <= q <= hi
+            ]
             response.message += "; joint limits broken: " + ", ".join(outside)
 
     def frame_names(self) -> list[str]:
