@@ -163,8 +163,7 @@ class HardwareNode(Node):
 
     def close(self) -> None:
         """Stop driving: release the servos (PWM off) or leave them holding, per config."""
-        backend = getattr(self, "backend", None)
-        if backend is None or self._closed:
+        if self._closed:
             return
         with self._lock:
             # Callbacks check this flag; the timers are not canceled here because the runner
@@ -174,7 +173,7 @@ class HardwareNode(Node):
             if self.config.hardware.on_shutdown == "release":
                 try:
                     for channel in self.servo_map.channels:
-                        backend.release(channel)
+                        self.backend.release(channel)
                     self.get_logger().info("servos released (PWM off)")
                 except OSError as error:
                     self.get_logger().error(f"could not release the servos: {error}")
@@ -182,7 +181,7 @@ class HardwareNode(Node):
                 self.get_logger().info(
                     f"servos hold their last position {_degrees(self._position)} deg"
                 )
-            backend.close()
+            self.backend.close()
 
     def destroy_node(self) -> None:
         self.close()
