@@ -35,6 +35,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 import numpy as np
 from geometry_msgs.msg import Point, PointStamped
@@ -607,7 +608,7 @@ class TrajectoryNode(Node):
         points: np.ndarray,
         start: tuple[float, ...],
         message: str,
-    ) -> None:
+    ) -> NoReturn:
         """End the goal with a planning failure at `step` (nothing was sent to the arm)."""
         count = len(points)
         result = self._result(status, message, final=start)
