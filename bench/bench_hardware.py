@@ -44,7 +44,6 @@ os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 
 import numpy as np  # noqa: E402
 import rclpy  # noqa: E402
-from ament_index_python.packages import get_package_prefix  # noqa: E402
 from rclpy.context import Context  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.node import Node  # noqa: E402
@@ -52,6 +51,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 
 sys.path.insert(0, str(TEST_DIR))
 from fake_i2c import FakeI2C  # noqa: E402
+from ros_helpers import installed_executable  # noqa: E402
 
 from arm_kinematics.config import ArmConfig  # noqa: E402
 from arm_kinematics.hardware import ServoKitBackend  # noqa: E402
@@ -124,12 +124,11 @@ class StateRecorder:
 
 
 def measure_jitter(rate_hz: float, samples: int) -> dict[str, dict[str, tuple]]:
-    executable = Path(get_package_prefix("arm_kinematics")) / "lib" / "arm_kinematics"
     quiet = {"start_new_session": True, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     processes = [
         subprocess.Popen(
             [
-                str(executable / "hardware_node"),
+                installed_executable("hardware_node"),
                 "--ros-args",
                 "-r",
                 "__ns:=/hw",
