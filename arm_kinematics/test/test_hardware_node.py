@@ -376,22 +376,21 @@ def test_ctrl_c_releases_the_servos_and_exits_cleanly(graph: RosGraph) -> None:
     assert "never retrieved" not in output  # no callback outlived the executor
 
 
-def test_servokit_without_a_board_exits_with_one_clear_line() -> None:
+def run_to_exit(*ros_args: str) -> tuple[int, str]:
+    """Run the hardware_node executable with `--ros-args ros_args` until it exits by itself;
+    its exit code and its output (stdout and stderr)."""
     result = subprocess.run(
-        [
-            installed_executable("hardware_node"),
-            "--ros-args",
-            "-p",
-            "hardware.backend:=servokit",
-            "-p",
-            "hardware.i2c_bus:=97",
-        ],
+        [installed_executable("hardware_node"), "--ros-args", *ros_args],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    output = (result.stdout + result.stderr).strip()
-    assert result.returncode == 1, output
+    return result.returncode, (result.stdout + result.stderr).strip()
+
+
+def test_servokit_without_a_board_exits_with_one_clear_line() -> None:
+    code, output = run_to_exit("-p", "hardware.backend:=servokit", "-p", "hardware.i2c_bus:=97")
+    assert code == 1, output
     lines = output.splitlines()
     assert len(lines) == 1, output
     assert "FATAL" in lines[0]
@@ -409,13 +408,7 @@ def test_servokit_without_a_board_exits_with_one_clear_line() -> None:
     ],
 )
 def test_bad_calibration_stops_the_node_naming_joint_and_field(override: str, named: str) -> None:
-    result = subprocess.run(
-        [installed_executable("hardware_node"), "--ros-args", "-p", override],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    output = (result.stdout + result.stderr).strip()
-    assert result.returncode == 2, output
+    code, output = run_to_exit("-p", override)
+    assert code == 2, output
     assert named in output
     assert "Traceback" not in output
