@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_helpers import RosGraph, ros_graph, wait_for, wait_for_future
+from ros_helpers import RosGraph, ros_graph, wait_for
 from visualization_msgs.msg import Marker, MarkerArray
 
 from arm_kinematics.nodes.ik_markers import (
@@ -117,10 +117,9 @@ def solve(graph: RosGraph, x: float, y: float) -> SolveIK.Response:
     client = graph.node(f"marker_client_{x}_{y}".replace(".", "_").replace("-", "m")).create_client(
         SolveIK, "/solve_ik"
     )
-    wait_for(lambda: client.wait_for_service(timeout_sec=0.5), what="solve_ik")
     request = SolveIK.Request()
     request.target.pose.position.x, request.target.pose.position.y = x, y
-    return wait_for_future(client.call_async(request))
+    return graph.call(client, request)
 
 
 @pytest.mark.parametrize(
