@@ -19,11 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import rclpy
-from rclpy.action import ActionClient as RclpyActionClient
-from rclpy.action import ActionServer
 from rclpy.context import Context
 from rclpy.node import Node
 
+from arm_kinematics.nodes.action_client import destroy_actions
 from arm_kinematics.nodes.executor import WorkerBoundExecutor
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -93,6 +92,7 @@ class RosGraph:
     def remove(self, node: Node) -> None:
         self.executor.remove_node(node)
         self._nodes.remove(node)
+        destroy_actions(node)
         node.destroy_node()
 
     def call(self, client: Any, request: Any, timeout: float = DEFAULT_TIMEOUT_S) -> Any:
@@ -108,11 +108,7 @@ class RosGraph:
         self._thread.join(timeout=10.0)
         for node in list(self._nodes):
             self._nodes.remove(node)
-            # rclpy's destroy_node leaves action servers and clients alone; their handles would
-            # keep the node in the ROS graph of later tests until garbage collection runs.
-            for waitable in list(node.waitables):
-                if isinstance(waitable, (ActionServer, RclpyActionClient)):
-                    waitable.destroy()
+            destroy_actions(node)  # or they keep the node in the graph of later tests
             node.destroy_node()
         rclpy.shutdown(context=self.context)
 

@@ -149,7 +149,7 @@ def run(argv: list[str]) -> int:
     from rclpy.node import Node
     from rclpy.signals import SignalHandlerOptions
 
-    from arm_kinematics.nodes.action_client import ActionClient
+    from arm_kinematics.nodes.action_client import ActionClient, destroy_actions
     from arm_kinematics_interfaces.action import MoveArm
 
     config = load_client_config(args.config, "move_arm")
@@ -171,7 +171,7 @@ def run(argv: list[str]) -> int:
     previous_handlers = _catch_interrupts(interrupted)
     rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     executor = SingleThreadedExecutor()
-    node = client = None
+    node = None
     try:
         node = Node(f"move_arm_{os.getpid()}", namespace=namespace or None)
         executor.add_node(node)
@@ -179,12 +179,10 @@ def run(argv: list[str]) -> int:
         server = namespace + "/move_arm"
         return _send(_Spinner(executor, interrupted), client, server, goal, args)
     finally:
-        # Destroy the node before the context so that the server hears it leave at once; the
-        # action client first, or its handle keeps the node alive (rclpy's destroy_node skips it).
+        # Destroy the node before the context so that the server hears it leave at once.
         executor.shutdown()
-        if client is not None:
-            client.destroy()
         if node is not None:
+            destroy_actions(node)
             node.destroy_node()
         rclpy.try_shutdown()
         for signum, handler in previous_handlers.items():

@@ -1,4 +1,6 @@
-"""An rclpy ActionClient whose goal, cancel and result futures always complete.
+"""rclpy 7.1 action workarounds: an ActionClient whose futures always complete, and the
+destruction of a node's action servers and clients, which rclpy's destroy_node skips.
+
 
 rclpy 7.1's ActionClient sends a request and only then records the future that waits for its
 answer. When an executor spins in another thread (a test graph, a GUI, a node that sends goals
@@ -16,6 +18,8 @@ import threading
 from typing import Any
 
 from rclpy.action import ActionClient as RclpyActionClient
+from rclpy.action import ActionServer
+from rclpy.node import Node
 
 
 class ActionClient(RclpyActionClient):
@@ -44,3 +48,14 @@ class ActionClient(RclpyActionClient):
         with self._request_lock:
             pass
         await super().execute(taken_data)
+
+
+def destroy_actions(node: Node) -> None:
+    """Destroy the node's action servers and clients; call it just before `destroy_node()`.
+
+    rclpy 7.1's destroy_node skips them, and their handles keep the node (and its DDS
+    participant) in the ROS graph until the garbage collector runs.
+    """
+    for waitable in list(node.waitables):
+        if isinstance(waitable, (ActionServer, RclpyActionClient)):
+            waitable.destroy()

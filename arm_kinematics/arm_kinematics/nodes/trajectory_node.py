@@ -57,6 +57,7 @@ from arm_kinematics.kinematics import (
     joint_setpoints,
     resample_line,
 )
+from arm_kinematics.nodes.action_client import destroy_actions
 from arm_kinematics.nodes.messages import (
     JointStateError,
     OrientationError,
@@ -840,10 +841,7 @@ class TrajectoryNode(Node):
                 self._idle.wait(timeout=max(0.0, deadline - time.monotonic()))
 
     def destroy_node(self) -> None:
-        # rclpy's destroy_node leaves action servers alone, and the server's handle keeps the
-        # node (and its DDS participant) in the ROS graph until garbage collection runs.
-        if any(waitable is self._server for waitable in self.waitables):
-            self._server.destroy()
+        destroy_actions(self)
         super().destroy_node()
 
 
