@@ -40,7 +40,7 @@ from arm_kinematics.hardware import (
     slew_toward,
 )
 from arm_kinematics.nodes.params import declare_arm_parameters
-from arm_kinematics.nodes.runner import run_node
+from arm_kinematics.nodes.runner import NodeStartupError, run_node
 
 DIAGNOSTICS_PERIOD_S = 1.0
 RETRY_INITIAL_S = 0.1
@@ -51,11 +51,10 @@ MAX_STEP_PERIODS = 2.0
 WARN_THROTTLE_S = 1.0
 
 
-class HardwareUnavailableError(SystemExit):
+class HardwareUnavailableError(NodeStartupError):
     """The configured board cannot be opened: logged in one line, the process exits with 1."""
 
-    def __init__(self) -> None:
-        super().__init__(1)
+    exit_code = 1
 
 
 @dataclass

@@ -19,6 +19,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from arm_kinematics.config import ArmConfig, ConfigError, load_parameters_file, parameter_spec
+from arm_kinematics.nodes.runner import NodeStartupError
 
 _SCALAR_TYPES = {
     str: ParameterType.PARAMETER_STRING,
@@ -32,11 +33,10 @@ _ARRAY_TYPES = {
 }
 
 
-class ParameterStartupError(SystemExit):
+class ParameterStartupError(NodeStartupError):
     """Raised after one clear log line when the parameters are invalid; exits with code 2."""
 
-    def __init__(self) -> None:
-        super().__init__(2)
+    exit_code = 2
 
 
 def _default(value: Any, typ: type, is_array: bool) -> Any:

@@ -14,7 +14,6 @@ from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
 from arm_kinematics.nodes.executor import WorkerBoundExecutor
-from arm_kinematics.nodes.params import ParameterStartupError
 
 _STOP_POLL_S = 0.1  # longest delay between Ctrl-C and the start of the shutdown
 _SHUTDOWN_TIMEOUT_S = 5.0  # longest wait for callbacks still running after the nodes closed
@@ -24,6 +23,15 @@ _SHUTDOWN_TIMEOUT_S = 5.0  # longest wait for callbacks still running after the 
 #: most about that much. Measured in bench_trajectory (bringup): setpoint jitter p99 0.07-0.34
 #: ms and max 0.24-1.2 ms at 1 ms, against p99 0.33-0.48 ms and max 0.68-3.3 ms at 5 ms.
 GIL_SWITCH_INTERVAL_S = 0.001
+
+
+class NodeStartupError(SystemExit):
+    """A node cannot start; it has logged why in one line. `run_nodes` returns `exit_code`."""
+
+    exit_code = 1
+
+    def __init__(self) -> None:
+        super().__init__(self.exit_code)
 
 
 def run_nodes(factories: Sequence[Callable[[], Node]], args: list[str] | None = None) -> int:
@@ -56,7 +64,7 @@ def run_nodes(factories: Sequence[Callable[[], Node]], args: list[str] | None = 
         while not stop.is_set() and rclpy.ok():
             # Back to Python at least every _STOP_POLL_S, where the signal handlers run.
             executor.spin_once(timeout_sec=_STOP_POLL_S)
-    except ParameterStartupError as error:
+    except NodeStartupError as error:
         return int(error.code)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
