@@ -8,7 +8,9 @@ callbacks running. Each test spins the executor itself, in this process.
 
 from __future__ import annotations
 
+import gc
 import threading
+import warnings
 from collections import Counter
 from collections.abc import Iterator
 
@@ -167,6 +169,27 @@ def test_shutdown_does_not_wait_for_a_spin_that_only_waits_for_work(context: Con
     spinner.join(timeout=30.0)
     assert not spinner.is_alive()
     node.destroy_node()
+
+
+def test_a_callback_dropped_at_shutdown_leaves_no_unawaited_coroutine(context: Context) -> None:
+    # A callback found ready once shutdown has begun is not started; Python must not warn at
+    # exit that its coroutine "was never awaited".
+    executor = WorkerBoundExecutor(2, context=context)
+    node = Node("worker_bound_dropped", context=context)
+    executor.add_node(node)
+    ran: list[int] = []
+    node.create_guard_condition(lambda: ran.append(1)).trigger()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        executor._stopping.set()  # as shutdown() does first
+        assert executor._free_workers.acquire(timeout=1.0)
+        assert executor._hand_over_one(30.0, lambda: False) is False
+        executor.shutdown(timeout_sec=10.0)
+        node.destroy_node()
+        del executor, node
+        gc.collect()
+    assert ran == []
+    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []
 
 
 def test_a_callbacks_exception_reaches_spin_once(context: Context) -> None:

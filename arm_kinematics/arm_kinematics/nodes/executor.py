@@ -15,6 +15,7 @@ bench/bench_executor.py measures both on the same load.
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections.abc import Callable
 
@@ -115,9 +116,14 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
         ):
             return False
         with self._in_worker_changed:
-            # Yielded again in the instant before its worker marked it executing; or shutting
-            # down, when nothing new starts.
-            if handler in self._in_worker or self._stopping.is_set():
+            if handler in self._in_worker:
+                return False  # yielded again in the instant before its worker marked it executing
+            if self._stopping.is_set():
+                # Shutting down: nothing new starts. Close the callback's coroutine, or Python
+                # warns at exit that it was never awaited.
+                handler.cancel()
+                if inspect.iscoroutine(handler._handler):
+                    handler._handler.close()
                 return False
             self._in_worker.add(handler)
         started = threading.Event()
