@@ -10,7 +10,7 @@ import math
 from dataclasses import replace
 
 import pytest
-from fake_i2c import FakeI2C, calibrated_pulse_us
+from fake_i2c import FakeI2C, calibrated_pulse_us, require_servo_libraries
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.hardware import (
@@ -30,6 +30,7 @@ def config() -> ArmConfig:
 
 
 def servokit(config: ArmConfig, bus: FakeI2C, **hardware_changes: object) -> ServoKitBackend:
+    require_servo_libraries()
     hardware = replace(config.hardware, **hardware_changes)
     return ServoKitBackend([j.servo for j in config.joints], hardware, bus)
 
@@ -87,6 +88,7 @@ def test_each_servo_gets_its_own_pulse_range(config: ArmConfig) -> None:
             joints[1].servo, min_pulse_us=1000, max_pulse_us=2000, actuation_range_deg=90
         ),
     )
+    require_servo_libraries()
     bus = FakeI2C()
     backend = ServoKitBackend([j.servo for j in joints], config.hardware, bus)
     backend.write(0, 90.0)
@@ -116,6 +118,7 @@ def test_absent_board_is_a_clear_error(config: ArmConfig) -> None:
 
 
 def test_missing_bus_is_a_clear_error_never_the_sim(config: ArmConfig) -> None:
+    require_servo_libraries()
     hardware = replace(config.hardware, backend="servokit", i2c_bus=97)
     with pytest.raises(BackendUnavailableError, match=r"/dev/i2c-97 \(hardware.i2c_bus=97"):
         make_backend(replace(config, hardware=hardware))
@@ -146,6 +149,7 @@ def test_eight_channel_board_refuses_channel_eight(config: ArmConfig) -> None:
     joints = list(config.joints)
     joints[1] = replace(joints[1], servo=replace(joints[1].servo, channel=8))
     hardware = replace(config.hardware, channels=8)
+    require_servo_libraries()
     with pytest.raises(BackendUnavailableError, match="servo must be 0-7"):
         ServoKitBackend([j.servo for j in joints], hardware, FakeI2C())
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from fake_i2c import FakeI2C, calibrated_pulse_us
+from fake_i2c import FakeI2C, calibrated_pulse_us, require_servo_libraries
 from rcl_interfaces.msg import Log
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -129,6 +129,7 @@ def start_node(
 
 
 def servokit_on(bus: FakeI2C) -> ServoKitBackend:
+    require_servo_libraries()
     return ServoKitBackend([j.servo for j in CONFIG.joints], CONFIG.hardware, bus)
 
 
@@ -389,6 +390,7 @@ def run_to_exit(*ros_args: str) -> tuple[int, str]:
 
 
 def test_servokit_without_a_board_exits_with_one_clear_line() -> None:
+    require_servo_libraries()
     code, output = run_to_exit("-p", "hardware.backend:=servokit", "-p", "hardware.i2c_bus:=97")
     assert code == 1, output
     lines = output.splitlines()

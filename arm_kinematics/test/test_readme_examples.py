@@ -1,0 +1,68 @@
+"""The README's 3R command-line example works on the shipped `config/arm_3r.yaml`.
+
+The example is read from the README itself (the `move_arm ... --heading` line), so the text and
+the test cannot drift apart. The 3R nodes run in this process, with every parameter of the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import re
+import shlex
+from collections.abc import Iterator
+
+import pytest
+from rclpy.parameter import Parameter
+from ros_helpers import PACKAGE_DIR, ros_graph
+from test_trajectory_node import Harness
+
+from arm_kinematics.cli.move_arm import run
+from arm_kinematics.config import ArmConfig, load_parameters_file
+from arm_kinematics.nodes.hardware_node import HardwareNode
+from arm_kinematics.nodes.ik_node import IkNode
+from arm_kinematics.nodes.trajectory_node import TrajectoryNode
+
+README = PACKAGE_DIR.parent / "README.md"
+CONFIG_3R = PACKAGE_DIR / "config" / "arm_3r.yaml"
+
+
+def readme_heading_example() -> list[str]:
+    """The arguments of the README's `move_arm X Y --heading DEG` line (3R arms)."""
+    lines = [
+        line
+        for line in README.read_text().splitlines()
+        if re.match(r"\s*move_arm .*--heading", line)
+    ]
+    assert len(lines) == 1, lines
+    command = lines[0].split("#", 1)[0]
+    return shlex.split(command)[1:]
+
+
+@pytest.fixture(scope="module")
+def arm_3r() -> Iterator[Harness]:
+    file_params = load_parameters_file(CONFIG_3R)
+    params = [Parameter(name, value=value) for name, value in file_params.items()]
+    with ros_graph() as graph:
+        graph.add(IkNode(context=graph.context, parameter_overrides=params))
+        hardware = graph.add(HardwareNode(context=graph.context, parameter_overrides=params))
+        graph.add(TrajectoryNode(context=graph.context, parameter_overrides=params))
+        yield Harness(graph, hardware)
+
+
+def test_the_readme_3r_heading_example_succeeds_on_arm_3r_yaml(arm_3r: Harness) -> None:
+    args = readme_heading_example()
+    x, y = float(args[0]), float(args[1])
+    heading_deg = float(args[args.index("--heading") + 1])
+    arm_3r.latest_joints()  # the hardware node is up and publishing
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = run(["move_arm", *args, "--timeout", "30", "--quiet"])
+    assert code == 0, out.getvalue()
+    assert "status: SUCCEEDED (0)" in out.getvalue()
+    # The arm ends at the point with the heading the README promises.
+    arm = ArmConfig.from_file(CONFIG_3R).make_arm()
+    final_x, final_y, final_heading = arm.forward(arm_3r.latest_joints())
+    assert (final_x, final_y) == pytest.approx((x, y), abs=2e-3)
+    assert math.degrees(final_heading) == pytest.approx(heading_deg, abs=1.0)
