@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 # The package folder of the source tree (config/, urdf/ ...), used when not installed.
 _SOURCE_PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
+_FRAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/")
 BRANCH_NAMES = ("closest", "elbow_up", "elbow_down", "max_limit_margin")
 BACKENDS = ("sim", "servokit")
 SHUTDOWN_MODES = ("release", "hold")
@@ -93,6 +94,19 @@ class TrajectoryConfig:
 
 
 @dataclass(frozen=True)
+class MountConfig:
+    """Where the arm stands in a bigger robot: the pose of `base_frame` in `parent_frame`.
+
+    `xyz` in metres and `rpy` in radians (roll, pitch, yaw about the parent's fixed x, y, z
+    axes, as URDF's origin rpy): a point p in the base frame is R(rpy) p + xyz in the parent.
+    """
+
+    parent_frame: str
+    xyz: tuple[float, float, float]
+    rpy: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
 class ArmConfig:
     """The whole validated configuration of one arm (radians, metres, seconds)."""
 
@@ -107,6 +121,14 @@ class ArmConfig:
     joints: tuple[JointConfig, ...]
     hardware: HardwareConfig
     trajectory: TrajectoryConfig
+    mount: MountConfig | None = None
+    frame_prefix: str = ""
+
+    def frame(self, name: str) -> str:
+        """The TF name of one of the arm's own frames (`frame_prefix` + name); e.g. with the
+        prefix "left_arm/", frame("base_link") is "left_arm/base_link". The mount's parent frame
+        is not the arm's own and is never prefixed."""
+        return self.frame_prefix + name
 
     @property
     def joint_names(self) -> tuple[str, ...]:
@@ -201,6 +223,10 @@ _GLOBAL_SPECS = (
     ParameterSpec("hardware.channels", int, "PCA9685 channels: 8 or 16"),
     ParameterSpec("hardware.pwm_frequency_hz", float, "servo PWM frequency, Hz"),
     ParameterSpec("hardware.on_shutdown", str, "release (PWM off) | hold (keep last pulse)"),
+    ParameterSpec("frame_prefix", str, "prefix of the arm's own TF frames, e.g. left_arm/"),
+    ParameterSpec("mount.parent_frame", str, "frame the arm is mounted in (empty: no mount)"),
+    ParameterSpec("mount.xyz_m", float, "base_frame origin in mount.parent_frame, m", True),
+    ParameterSpec("mount.rpy_deg", float, "base_frame roll, pitch, yaw in the parent, deg", True),
     ParameterSpec("trajectory.command_rate_hz", float, "joint_commands setpoint rate, Hz"),
     ParameterSpec("trajectory.default_speed_m_s", float, "LINEAR tool speed when a goal says 0"),
     ParameterSpec(
@@ -365,7 +391,48 @@ class _Reader:
             joints=joints,
             hardware=hardware,
             trajectory=self.trajectory(),
+            mount=self.mount(),
+            frame_prefix=self.frame_prefix(),
         )
+
+    def optional(self, name: str, default: Any) -> Any:
+        """A parameter that files written before it existed may leave out."""
+        return self.params.get(name, default)
+
+    def frame_name(self, name: str, value: Any, *, empty_ok: bool) -> str:
+        if not isinstance(value, str) or (not value and not empty_ok):
+            raise ConfigError(name, value, "must be a frame name")
+        if value and not _FRAME_CHARACTERS.issuperset(value):
+            raise ConfigError(name, value, "may hold only letters, digits, '_' and '/'")
+        if value.startswith("/"):
+            raise ConfigError(name, value, "must not start with '/' (tf2 frames never do)")
+        return value
+
+    def frame_prefix(self) -> str:
+        return self.frame_name("frame_prefix", self.optional("frame_prefix", ""), empty_ok=True)
+
+    def triple(self, name: str, default: list[float]) -> tuple[float, float, float]:
+        value = self.optional(name, default)
+        if (
+            not isinstance(value, list | tuple)
+            or len(value) != 3
+            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+            or not all(math.isfinite(v) for v in value)
+        ):
+            raise ConfigError(name, value, "must be 3 finite numbers")
+        return (float(value[0]), float(value[1]), float(value[2]))
+
+    def mount(self) -> MountConfig | None:
+        parent = self.frame_name(
+            "mount.parent_frame", self.optional("mount.parent_frame", ""), empty_ok=True
+        )
+        xyz = self.triple("mount.xyz_m", [0.0, 0.0, 0.0])
+        rpy_deg = self.triple("mount.rpy_deg", [0.0, 0.0, 0.0])
+        if not parent:
+            return None
+        if parent in (self.raw("base_frame"), self.raw("tip_frame")):
+            raise ConfigError("mount.parent_frame", parent, "must not be one of the arm's frames")
+        return MountConfig(parent, xyz, tuple(math.radians(v) for v in rpy_deg))
 
     def joint(self, name: str, board_channels: int) -> JointConfig:
         p = f"joints.{name}."

@@ -41,6 +41,11 @@ def test_default_arm_is_the_desk_arm(params: dict) -> None:
         ("plane_tolerance_m", float("nan"), "finite"),
         ("joints.shoulder.home_deg", 95.0, "within"),
         ("trajectory.command_rate_hz", 0.0, "> 0"),
+        ("mount.xyz_m", [0.0, 0.0], "3 finite numbers"),
+        ("mount.rpy_deg", [0.0, float("inf"), 0.0], "3 finite numbers"),
+        ("mount.parent_frame", "base_link", "one of the arm's frames"),
+        ("mount.parent_frame", "my world", "letters, digits"),
+        ("frame_prefix", "/left_arm/", "must not start with '/'"),
     ],
 )
 def test_invalid_value_names_parameter_and_value(
@@ -68,3 +73,18 @@ def test_servo_mapping_mirrors_with_sign(params: dict) -> None:
     shoulder, elbow = (j.servo for j in config.joints)
     assert shoulder.servo_deg(math.radians(30)) == pytest.approx(120.0)
     assert elbow.servo_deg(math.radians(30)) == pytest.approx(60.0)
+
+
+def test_mount_is_optional_and_in_radians(params: dict) -> None:
+    assert ArmConfig.from_parameters(params).mount is None  # parent_frame "" in the file
+    for key in ("mount.parent_frame", "mount.xyz_m", "mount.rpy_deg", "frame_prefix"):
+        del params[key]  # a file written before the mount existed
+    config = ArmConfig.from_parameters(params)
+    assert (config.mount, config.frame_prefix) == (None, "")
+    params.update({"mount.parent_frame": "world", "mount.xyz_m": [1, 2, 3]})
+    params.update({"mount.rpy_deg": [90.0, 0.0, -45.0], "frame_prefix": "left_arm/"})
+    config = ArmConfig.from_parameters(params)
+    assert config.mount.parent_frame == "world"
+    assert config.mount.xyz == (1.0, 2.0, 3.0)
+    assert config.mount.rpy == pytest.approx((math.pi / 2, 0.0, -math.pi / 4))
+    assert config.frame(config.base_frame) == "left_arm/base_link"

@@ -203,3 +203,74 @@ def test_3r_example_is_complete_and_valid() -> None:
     assert shape(three, three["joint_names"]) == shape(two, two["joint_names"])
     per_joint = [k for k in three if k.startswith("joints.")]
     assert len(per_joint) == 3 * len([k for k in two if k.startswith("joints.shoulder.")])
+
+
+# --- a mount in a parent frame, and prefixed frames ----------------------------------------------
+
+MOUNTS = {
+    "translated_and_yawed": {"xyz_m": [0.4, -0.25, 0.75], "rpy_deg": [0.0, 0.0, 35.0]},
+    "wall": {"xyz_m": [1.2, 0.3, 1.1], "rpy_deg": [90.0, 0.0, -90.0]},
+    "tilted": {"xyz_m": [-0.3, 0.8, 0.2], "rpy_deg": [20.0, -35.0, 120.0]},
+}
+
+
+def mounted_config(tmp_path: Path, source: Path, mount: dict, prefix: str = "") -> Path:
+    """A copy of `source` with a mount in `world` (and a frame prefix)."""
+    document = yaml.safe_load(source.read_text())
+    params = document["/**"]["ros__parameters"]
+    params["mount"] = {"parent_frame": "world", **mount}
+    params["frame_prefix"] = prefix
+    path = tmp_path / f"mounted_{source.name}"
+    path.write_text(yaml.safe_dump(document))
+    return path
+
+
+@pytest.mark.parametrize("mount_name", sorted(MOUNTS))
+def test_urdf_chain_from_the_parent_frame_is_the_mount_times_forward_kinematics(
+    tmp_path: Path, config_path: Path, mount_name: str
+) -> None:
+    from arm_kinematics.frames import Mount
+
+    path = mounted_config(tmp_path, config_path, MOUNTS[mount_name])
+    config = ArmConfig.from_file(path)
+    arm = config.make_arm()
+    mount = Mount.from_config(config.mount)
+    chain = UrdfChain(robot_description(path), "world", config.tip_frame)
+    rng = np.random.default_rng(7)
+    lower, upper = np.array(config.joint_limits).T
+    worst = 0.0
+    for joints in rng.uniform(lower, upper, size=(N_SAMPLES, len(config.joints))):
+        x, y, heading = arm.forward(tuple(joints))
+        base_tip = transforms3d.affines.compose(
+            [x, y, config.plane_z],
+            transforms3d.euler.euler2mat(0.0, 0.0, heading, axes="sxyz"),
+            np.ones(3),
+        )
+        expected = mount.matrix @ base_tip
+        worst = max(worst, float(np.max(np.abs(chain.tip_transform(joints) - expected))))
+    assert worst < 1e-12
+
+
+def test_frame_prefix_names_the_arms_own_frames_but_not_the_mount_parent(tmp_path: Path) -> None:
+    path = mounted_config(tmp_path, CONFIG_DIR / "arm.yaml", MOUNTS["wall"], prefix="left_arm/")
+    robot = ET.fromstring(robot_description(path))
+    links = {link.get("name") for link in robot.iter("link")}
+    assert links == {"world", "left_arm/base_link", "left_arm/link_1", "left_arm/link_2",
+                     "left_arm/tool0"}  # fmt: skip
+    # Joint names are the arm's joint_states names: they stay as in the file.
+    movable = [j.get("name") for j in robot.iter("joint") if j.get("type") == "revolute"]
+    assert movable == ["shoulder", "elbow"]
+    # The argument overrides the file's prefix; the same parameter checks apply to it.
+    right = {
+        link.get("name") for link in ET.fromstring(robot_description(path, "right/")).iter("link")
+    }
+    assert "right/base_link" in right
+    with pytest.raises(ConfigError, match="frame_prefix"):
+        robot_description(path, "/absolute/")
+
+
+def test_without_a_mount_the_urdf_root_is_the_base_frame(config_path: Path) -> None:
+    robot = ET.fromstring(robot_description(config_path))
+    children = {j.find("child").get("link") for j in robot.iter("joint")}
+    roots = {link.get("name") for link in robot.iter("link")} - children
+    assert roots == {ArmConfig.from_file(config_path).base_frame}
