@@ -30,6 +30,7 @@ class FrameError(ValueError):
 class Mount:
     """The fixed pose of the arm's base frame in its parent frame.
 
+    >>> import math
     >>> mount = Mount.from_pose("world", xyz=(1.0, 2.0, 0.5), rpy=(0.0, 0.0, math.pi / 2))
     >>> [round(v, 12) + 0.0 for v in mount.point_to_base((1.0, 3.0, 0.5))]
     [1.0, 0.0, 0.0]
