@@ -6,6 +6,10 @@ the last target, its status and joint frames); no rclpy here, so they are tested
 - namespace `workspace` (published once): the outer and inner circle of the ring the links
   reach (LINE_STRIP; joint limits can make the reachable part smaller, IK says so) and a thin
   translucent disc (CYLINDER) that RViz's "Publish Point" tool can hit.
+- namespaces `reachable_region` and `near_singular` (published once, with the ring): the cells
+  the tip reaches within the joint limits and, on top, the cells where the arm is near a
+  singularity, as TRIANGLE_LISTs of one rectangle (two triangles) per run of grid cells
+  (`kinematics.workspace.reachable_region`).
 - namespace `target` (after every solve_ik request): the target (SPHERE) coloured by status,
   green OK, yellow SINGULAR, red refused, with its status name (TEXT_VIEW_FACING) above it.
 - namespaces `solution` and `alternative`: LINE_STRIPs through the joint frames of the chosen
@@ -22,6 +26,8 @@ from geometry_msgs.msg import Point
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
+from arm_kinematics.kinematics.workspace import ReachableRegion, Rectangle
+
 GREEN = ColorRGBA(r=0.1, g=0.8, b=0.2, a=1.0)
 YELLOW = ColorRGBA(r=0.95, g=0.8, b=0.1, a=1.0)
 RED = ColorRGBA(r=0.9, g=0.1, b=0.1, a=1.0)
@@ -30,9 +36,13 @@ DISC = ColorRGBA(r=0.5, g=0.6, b=0.8, a=0.15)
 SOLUTION = ColorRGBA(r=0.1, g=0.5, b=0.95, a=1.0)
 ALTERNATIVE = ColorRGBA(r=0.1, g=0.5, b=0.95, a=0.3)
 TEXT = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
+REACHABLE = ColorRGBA(r=0.2, g=0.7, b=0.4, a=0.35)
+NEAR_SINGULAR = ColorRGBA(r=0.95, g=0.6, b=0.1, a=0.7)
 
 RING_SEGMENTS = 120
 DISC_THICKNESS_M = 0.001
+REGION_DECIMALS = 6
+"""Region corners are rounded to micrometres: far below a cell, and short in JSON."""
 
 
 def status_colour(status_name: str) -> ColorRGBA:
@@ -85,6 +95,59 @@ def workspace_markers(
     disc.scale.z = DISC_THICKNESS_M
     disc.color = DISC
     return MarkerArray(markers=[outer, inner, disc])
+
+
+def _rectangles_marker(
+    ns: str,
+    rectangles: Sequence[Rectangle],
+    colour: ColorRGBA,
+    *,
+    frame_id: str,
+    z: float,
+    stamp: Time | None,
+) -> Marker:
+    marker = _marker(ns, 0, Marker.TRIANGLE_LIST, frame_id, stamp)
+    if not rectangles:
+        marker.action = Marker.DELETE
+        return marker
+    marker.scale.x = marker.scale.y = marker.scale.z = 1.0  # TRIANGLE_LIST: points are in metres
+    marker.color = colour
+    points = []
+    for x_min, y_min, x_max, y_max in rectangles:
+        x0, y0 = round(x_min, REGION_DECIMALS), round(y_min, REGION_DECIMALS)
+        x1, y1 = round(x_max, REGION_DECIMALS), round(y_max, REGION_DECIMALS)
+        # Two counter-clockwise triangles: (x0,y0) (x1,y0) (x1,y1) and (x0,y0) (x1,y1) (x0,y1).
+        corners = ((x0, y0), (x1, y0), (x1, y1), (x0, y0), (x1, y1), (x0, y1))
+        points.extend(Point(x=x, y=y, z=z) for x, y in corners)
+    marker.points = points
+    return marker
+
+
+def region_markers(
+    region: ReachableRegion, *, frame_id: str, z: float, stamp: Time | None = None
+) -> list[Marker]:
+    """The reachable cells (`reachable_region`) and the near-singular ones (`near_singular`).
+
+    TRIANGLE_LISTs in `frame_id` at height `z` (m), one rectangle per row run of the grid.
+    """
+    return [
+        _rectangles_marker(
+            "reachable_region",
+            region.rectangles(),
+            REACHABLE,
+            frame_id=frame_id,
+            z=z,
+            stamp=stamp,
+        ),
+        _rectangles_marker(
+            "near_singular",
+            region.rectangles(region.near_singular),
+            NEAR_SINGULAR,
+            frame_id=frame_id,
+            z=z,
+            stamp=stamp,
+        ),
+    ]
 
 
 def _chain(
