@@ -29,6 +29,7 @@ setup(
             "trajectory_node = arm_kinematics.nodes.trajectory_node:main",
             "hardware_node = arm_kinematics.nodes.hardware_node:main",
             "bringup = arm_kinematics.nodes.bringup:main",
+            "web_bridge = arm_kinematics.nodes.web_bridge:main",
             "ik_client = arm_kinematics.cli.ik_client:main",
             "move_arm = arm_kinematics.cli.move_arm:main",
             "kinematics_tour = arm_kinematics.cli.tour:main",
