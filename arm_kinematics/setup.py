@@ -15,6 +15,7 @@ setup(
         ("share/" + package_name + "/config", glob("config/*.yaml")),
         ("share/" + package_name + "/urdf", glob("urdf/*.xacro")),
         ("share/" + package_name + "/rviz", glob("rviz/*.rviz")),
+        ("share/" + package_name + "/web", glob("web/*.*")),
     ],
     install_requires=["setuptools"],
     zip_safe=True,
