@@ -89,6 +89,7 @@ function fitView() {
   svg.setAttribute("viewBox", `0 0 ${rect.width} ${rect.height}`);
   const reach = state.chain ? state.chain.reach : 0.2;
   state.view = { cx: rect.width / 2, cy: rect.height / 2, k: Math.min(rect.width, rect.height) / (2.25 * reach) };
+  stats.view = { ...state.view }; // pixels of the SVG: x_px = cx + k x, y_px = cy - k y
   drawGrid();
   drawRegion();
   drawPlan();
@@ -106,7 +107,7 @@ function drawGrid() {
   for (let x = Math.ceil(xMin / GRID_STEP_M) * GRID_STEP_M; x <= xMax; x += GRID_STEP_M) {
     const [px] = toScreen(x, 0);
     element("line", { class: "grid-line", x1: px, y1: 0, x2: px, y2: rect.height }, layer);
-    element("text", { class: "axis-label", x: px + 2, y: rect.height - 24 }, layer).textContent = `${Math.round(x * 100)} cm`;
+    element("text", { class: "axis-label", x: px + 2, y: 14 }, layer).textContent = `${Math.round(x * 100)} cm`;
   }
   for (let y = Math.ceil(yMin / GRID_STEP_M) * GRID_STEP_M; y <= yMax; y += GRID_STEP_M) {
     const [, py] = toScreen(0, y);
@@ -214,9 +215,11 @@ function drawRegion() {
   ring.replaceChildren();
   for (const marker of state.region.values()) {
     if (marker.ns === "reachable_region" || marker.ns === "near_singular") {
-      // Fill and a same-colour edge of half a pixel: no hairline seams between the row runs.
-      const colour = rgba(marker.color);
-      element("path", { id: `region-${marker.ns}`, d: trianglePath(marker.points), fill: colour, stroke: colour, "stroke-width": 0.6 }, region);
+      // Opaque fill and edge inside a translucent group: the row runs overlap by the edge's
+      // width without seams or darker stripes.
+      const colour = rgba(marker.color, 1);
+      const group = element("g", { id: `region-${marker.ns}`, opacity: marker.color.a }, region);
+      element("path", { d: trianglePath(marker.points), fill: colour, stroke: colour, "stroke-width": 0.8 }, group);
     } else if (marker.ns === "workspace" && marker.type === 4 /* LINE_STRIP */) {
       const points = marker.points.map((p) => toScreen(p.x, p.y).map((v) => v.toFixed(1)).join(",")).join(" ");
       element("polyline", { class: "ring", id: `ring-${marker.id}`, points }, ring);
@@ -335,6 +338,7 @@ function drawSolution() {
       cell.dataset.rad = "";
     });
     $("manipulability").textContent = "–";
+    $("manipulability").dataset.value = "";
     drawTarget();
     return;
   }
@@ -355,7 +359,8 @@ function drawSolution() {
     const fraction = (rad - joint.lower) / (joint.upper - joint.lower);
     cell.querySelector(".bar i").style.left = `calc(${(100 * Math.min(1, Math.max(0, fraction))).toFixed(1)}% - 1px)`;
   });
-  $("manipulability").textContent = `${(values.manipulability * 1e4).toFixed(2)} cm² (${values.manipulability.toExponential(3)} m²)`;
+  $("manipulability").textContent = `${(values.manipulability * 1e4).toFixed(2)} cm²`;
+  $("manipulability").dataset.value = values.manipulability; // m^2
   drawTarget();
 }
 
@@ -428,7 +433,10 @@ function drawPlan() {
     dot.dataset.step = state.failed.step;
     dot.dataset.xM = state.failed.x;
     dot.dataset.yM = state.failed.y;
-    element("text", { class: "failed-label", x: px + 10, y: py - 10 }, layer).textContent = state.failed.label;
+    // The label on the side of the point with more room.
+    const left = px > svg.getBoundingClientRect().width / 2;
+    const label = element("text", { class: "failed-label", x: left ? px - 10 : px + 10, y: py - 10, "text-anchor": left ? "end" : "start" }, layer);
+    label.textContent = state.failed.label;
   }
 }
 
