@@ -50,7 +50,9 @@ class Observer:
             what="joint_commands publisher matched and joint_states flowing",
         )
 
-    def solve(self, x: float, y: float, branch: int, heading: float | None = None) -> SolveIK.Response:
+    def solve(
+        self, x: float, y: float, branch: int, heading: float | None = None
+    ) -> SolveIK.Response:
         request = SolveIK.Request(branch=branch)
         request.target = PoseStamped()
         request.target.header.frame_id = "base_link"

@@ -32,7 +32,9 @@ class Stack:
 
     def _url(self) -> str | None:
         if self.process.poll() is not None:
-            raise AssertionError(f"bringup exited {self.process.returncode}:\n{''.join(self.lines)}")
+            raise AssertionError(
+                f"bringup exited {self.process.returncode}:\n{''.join(self.lines)}"
+            )
         for line in self.lines:
             if "/ws" not in line and (match := URL_LINE.search(line)):
                 return match.group(1)
