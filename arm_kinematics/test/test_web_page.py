@@ -10,26 +10,37 @@ Screenshots go to tmp/test-artifacts/ (the path is printed).
 from __future__ import annotations
 
 import math
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import PoseStamped
 from playwright.sync_api import Page, sync_playwright
 from rclpy.qos import qos_profile_sensor_data
-from ros_helpers import DEFAULT_TIMEOUT_S, PACKAGE_DIR, RosGraph, ros_graph, wait_for
+from ros_helpers import PACKAGE_DIR, RosGraph, ros_graph, wait_for
 from sensor_msgs.msg import JointState
-from web_stack import Stack
+from web_stack import (
+    CHROMIUM,
+    Stack,
+    answers_drawn,
+    centre_of,
+    choose_branch,
+    drag_to,
+    ghost_points,
+    metres_of,
+    open_page,
+    pixel_of,
+    screenshot,
+    shown_joint_rad,
+    shown_joint_text,
+    shown_status,
+    wait_for_answer_at,
+)
 
 from arm_kinematics.kinematics.workspace import reachable_region
 from arm_kinematics_interfaces.srv import SolveIK
 
 pytestmark = pytest.mark.ros
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARTIFACTS = PACKAGE_DIR.parent / "tmp" / "test-artifacts"
-TIMEOUT_MS = DEFAULT_TIMEOUT_S * 1000
 
 
 class Observer:
@@ -75,18 +86,6 @@ def browser() -> Iterator:
         chromium.close()
 
 
-def open_page(browser, url: str) -> Page:
-    page = browser.new_page(viewport={"width": 1200, "height": 760})
-    page.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.errors = errors
-    page.goto(url)
-    page.wait_for_selector("#live-tip")  # the URDF and joint_states arrived and were drawn
-    page.wait_for_selector("#region-reachable_region", state="attached")
-    return page
-
-
 @pytest.fixture(scope="module")
 def stack_2r() -> Iterator[Stack]:
     stack = Stack(PACKAGE_DIR / "config" / "arm.yaml")
@@ -106,86 +105,6 @@ def page_2r(browser, stack_2r: Stack, observer: Observer) -> Iterator[Page]:
     yield page
     assert page.errors == []
     page.close()
-
-
-# --- geometry between the page's pixels and metres -----------------------------------------------
-
-
-def pixel_of(page: Page, x: float, y: float) -> tuple[float, float]:
-    """Viewport pixel of the base-frame point (x, y) m, from the view the page reports."""
-    view = page.evaluate("window.armStats.view")
-    box = page.locator("#arm-view").bounding_box()
-    return box["x"] + view["cx"] + view["k"] * x, box["y"] + view["cy"] - view["k"] * y
-
-
-def centre_of(page: Page, selector: str) -> tuple[float, float]:
-    box = page.locator(selector).bounding_box()
-    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-
-
-def metres_of(page: Page, selector: str) -> tuple[float, float]:
-    element = page.locator(selector)
-    return float(element.get_attribute("data-x-m")), float(element.get_attribute("data-y-m"))
-
-
-def drag_to(page: Page, x: float, y: float) -> tuple[float, float]:
-    """Press near the base, drag with real pointer events to (x, y) m; wait for its answer."""
-    start = pixel_of(page, x * 0.9, y * 0.9)
-    end = pixel_of(page, x, y)
-    page.mouse.move(*start)
-    page.mouse.down()
-    page.mouse.move(*end, steps=8)
-    page.mouse.up()
-    wait_for_answer_at(page, *metres_of(page, "#target-mark"))
-    return end
-
-
-def answers_drawn(page: Page) -> int:
-    return page.evaluate("window.armStats.ik.responses")
-
-
-def wait_for_answer_at(page: Page, x: float, y: float, after: int = 0) -> None:
-    """Until the answer drawn last is for (x, y) m, nothing is in flight, and more than `after`
-    answers have come."""
-    page.wait_for_function(
-        """([x, y, after]) => { const s = window.armStats.ik, d = s.lastDrawn;
-             return d && d.x === x && d.y === y && s.inFlight === 0 && s.responses > after; }""",
-        arg=[x, y, after],
-    )
-
-
-def shown_status(page: Page) -> str:
-    return page.locator("#status").get_attribute("data-status")
-
-
-def shown_joint_rad(page: Page, name: str) -> float:
-    return float(page.locator(f'tr[data-joint="{name}"] td.solution').get_attribute("data-rad"))
-
-
-def shown_joint_text(page: Page, name: str) -> str:
-    return page.locator(f'tr[data-joint="{name}"] td.solution').inner_text().strip()
-
-
-def ghost_points(page: Page) -> list[tuple[float, float]]:
-    circles = page.locator("#layer-ghost circle")
-    return [
-        (float(c.get_attribute("data-x-m")), float(c.get_attribute("data-y-m")))
-        for c in circles.all()
-    ]
-
-
-def choose_branch(page: Page, value: int) -> None:
-    before = answers_drawn(page)
-    page.select_option("#branch", str(value))
-    wait_for_answer_at(page, *metres_of(page, "#target-mark"), after=before)
-
-
-def screenshot(page: Page, name: str) -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / name
-    page.screenshot(path=str(path))
-    print(f"screenshot: {path}")
-    return path
 
 
 # --- the tests (2R default arm; the module's page is shared, so the order matters) --------------
@@ -230,6 +149,44 @@ def test_a_refused_target_shows_its_status_draws_no_ghost_and_moves_nothing(
     assert page_2r.locator("#alt-tip").count() == 0
     assert shown_joint_text(page_2r, "shoulder") == "–"
     assert len(observer.commands) == commands_before
+
+
+def test_pointer_events_faster_than_answers_cost_two_requests_and_end_on_the_last(
+    page_2r: Page,
+) -> None:
+    # Latest wins: 200 pointermove events in one task (faster than any answer) send the first
+    # target, keep only the newest pending one, and the last answer drawn is for the last.
+    pixels = [pixel_of(page_2r, 0.15 * math.cos(a), 0.15 * math.sin(a)) for a in range(-50, 51)]
+    before = answers_drawn(page_2r)
+    page_2r.evaluate(
+        """(points) => { const svg = document.getElementById("arm-view");
+             for (const [x, y] of points) svg.dispatchEvent(new PointerEvent("pointermove",
+               {clientX: x, clientY: y, buttons: 1, bubbles: true})); }""",
+        [list(p) for p in pixels],
+    )
+    stats = page_2r.evaluate("window.armStats.ik.lastPointer")
+    wait_for_answer_at(page_2r, stats["x"], stats["y"], after=before)
+    assert answers_drawn(page_2r) - before == 2
+    assert page_2r.evaluate("window.armStats.ik.maxInFlight") == 1
+
+
+def test_a_hardware_fault_on_diagnostics_shows_a_banner(page_2r: Page, observer: Observer) -> None:
+    banner = page_2r.locator("#fault-banner")
+    assert banner.is_hidden()
+    publisher = observer.node.create_publisher(DiagnosticArray, "/diagnostics", 10)
+    wait_for(lambda: publisher.get_subscription_count() > 0, what="the bridge on /diagnostics")
+    # A second hardware node's report, so that the real one's 1 Hz "OK" does not clear it.
+    status = DiagnosticStatus(name="/hardware_node_2: servos", hardware_id="pca9685")
+    status.level, status.message = DiagnosticStatus.ERROR, "I2C error 121 on /dev/i2c-1"
+    status.values = [KeyValue(key="fault", value="true")]
+    publisher.publish(DiagnosticArray(status=[status]))
+    banner.wait_for(state="visible")
+    assert "I2C error 121 on /dev/i2c-1" in banner.inner_text()
+    status.level, status.message = DiagnosticStatus.OK, "2 servos driven by servokit"
+    status.values = [KeyValue(key="fault", value="false")]
+    publisher.publish(DiagnosticArray(status=[status]))
+    banner.wait_for(state="hidden")
+    observer.node.destroy_publisher(publisher)
 
 
 def test_switching_the_branch_puts_the_ghost_elbow_on_the_other_side(page_2r: Page) -> None:
@@ -304,38 +261,3 @@ def test_a_reachable_straight_line_ends_with_the_live_arm_on_the_target(
     )
     assert math.dist((sx, sy), (gx, gy)) > 0.01  # the arm did move
     screenshot(page_2r, "page-2r-moved.png")
-
-
-# --- 3R ------------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def stack_3r() -> Iterator[Stack]:
-    stack = Stack(PACKAGE_DIR / "config" / "arm_3r.yaml")
-    yield stack
-    stack.stop()
-
-
-def test_a_3r_arm_honours_the_heading(browser, stack_3r: Stack) -> None:
-    page = open_page(browser, stack_3r.url)
-    assert page.locator("#heading-control").is_visible()
-    assert page.locator("#joint-readouts tbody tr").count() == 3
-    x, y, heading_deg = 0.15, 0.06, -20.0
-    assert stack_3r.arm.solve(x, y, math.radians(heading_deg)).ok  # the core can, at least
-    page.check("#use-heading")
-    page.fill("#heading", str(heading_deg))
-    drag_to(page, x, y)
-    assert shown_status(page) == "OK"
-    points = ghost_points(page)
-    assert len(points) == 4  # base, elbow, wrist, tip
-    (wx, wy), (tx, ty) = points[-2], points[-1]
-    assert math.degrees(math.atan2(ty - wy, tx - wx)) == pytest.approx(heading_deg, abs=1e-6)
-    # The same target without the heading gets another tool angle: the heading was honoured.
-    before = answers_drawn(page)
-    page.uncheck("#use-heading")
-    wait_for_answer_at(page, *metres_of(page, "#target-mark"), after=before)
-    (wx, wy), (tx, ty) = ghost_points(page)[-2:]
-    assert abs(math.degrees(math.atan2(ty - wy, tx - wx)) - heading_deg) > 1.0
-    screenshot(page, "page-3r.png")
-    assert page.errors == []
-    page.close()
