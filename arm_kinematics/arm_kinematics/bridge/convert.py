@@ -173,7 +173,7 @@ def from_json(
             )
     values = {name: _in(value, fields[name], _join(path, name)) for name, value in data.items()}
     message = message_class(**values)
-    if stamp_now is not None and not path and _has_header(fields):
+    if stamp_now is not None and _has_header(fields):  # the top level only: nested calls pass none
         header = data.get("header")
         if not isinstance(header, dict) or "stamp" not in header:
             message.header.stamp = stamp_now()

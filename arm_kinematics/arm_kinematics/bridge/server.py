@@ -162,9 +162,11 @@ class BridgeServer:
         if self.web_root is not None:
             app.router.add_static("/", self.web_root, follow_symlinks=False)
         app.on_response_prepare.append(_security_headers)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        self._runner = web.AppRunner(
+            app, access_log=None, handle_signals=False, shutdown_timeout=1.0
+        )
         await self._runner.setup()
-        await web.SockSite(self._runner, self._socket, shutdown_timeout=1.0).start()
+        await web.SockSite(self._runner, self._socket).start()
 
     def stop(self, timeout_s: float = 5.0) -> None:
         """Close every WebSocket (1001, going away), stop serving and end the thread."""
