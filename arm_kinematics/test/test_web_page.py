@@ -261,3 +261,23 @@ def test_a_reachable_straight_line_ends_with_the_live_arm_on_the_target(
     )
     assert math.dist((sx, sy), (gx, gy)) > 0.01  # the arm did move
     screenshot(page_2r, "page-2r-moved.png")
+
+
+def test_joints_here_moves_with_progress_and_cancel_stops_it(
+    page_2r: Page, observer: Observer, stack_2r: Stack
+) -> None:
+    # From the end of the previous move (0.14, 0), a joint move across to the other side: the
+    # shoulder turns about 100 degrees at half its 120 deg/s, so the move lasts well over 1 s.
+    gx, gy = -0.02, -0.14
+    assert stack_2r.arm.solve(gx, gy).ok
+    drag_to(page_2r, gx, gy)
+    commands_before = len(observer.commands)
+    page_2r.click("#move-joints")
+    page_2r.wait_for_selector('#move-status[data-status="MOVING"]')
+    assert page_2r.locator("#progress").evaluate("e => e.value") > 0
+    page_2r.click("#cancel")
+    page_2r.wait_for_selector('#move-status[data-status="CANCELED"]')
+    assert len(observer.commands) > commands_before  # it did start moving
+    assert page_2r.locator("#cancel").is_disabled()
+    x, y = start_point(observer, stack_2r)
+    assert math.dist((x, y), (gx, gy)) > 0.01  # and stopped before the goal
