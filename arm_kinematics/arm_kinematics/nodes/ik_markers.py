@@ -97,30 +97,38 @@ def workspace_markers(
     return MarkerArray(markers=[outer, inner, disc])
 
 
-def _rectangles_marker(
+def _points_marker(
     ns: str,
-    rectangles: Sequence[Rectangle],
+    marker_type: int,
+    xy: Sequence[tuple[float, float]],
     colour: ColorRGBA,
+    width: float,
     *,
     frame_id: str,
     z: float,
     stamp: Time | None,
 ) -> Marker:
-    marker = _marker(ns, 0, Marker.TRIANGLE_LIST, frame_id, stamp)
-    if not rectangles:
+    """A LINE_STRIP or TRIANGLE_LIST through the points `xy` (m) at height z; DELETE if empty."""
+    marker = _marker(ns, 0, marker_type, frame_id, stamp)
+    if not xy:
         marker.action = Marker.DELETE
         return marker
-    marker.scale.x = marker.scale.y = marker.scale.z = 1.0  # TRIANGLE_LIST: points are in metres
+    marker.scale.x = width  # a line's width; TRIANGLE_LIST scales its points by 1
+    if marker_type == Marker.TRIANGLE_LIST:
+        marker.scale.y = marker.scale.z = width
     marker.color = colour
-    points = []
+    marker.points = [Point(x=float(x), y=float(y), z=z) for x, y in xy]
+    return marker
+
+
+def _rectangle_triangles(rectangles: Sequence[Rectangle]) -> list[tuple[float, float]]:
+    """Two counter-clockwise triangles per rectangle, corners rounded to REGION_DECIMALS."""
+    corners = []
     for x_min, y_min, x_max, y_max in rectangles:
         x0, y0 = round(x_min, REGION_DECIMALS), round(y_min, REGION_DECIMALS)
         x1, y1 = round(x_max, REGION_DECIMALS), round(y_max, REGION_DECIMALS)
-        # Two counter-clockwise triangles: (x0,y0) (x1,y0) (x1,y1) and (x0,y0) (x1,y1) (x0,y1).
-        corners = ((x0, y0), (x1, y0), (x1, y1), (x0, y0), (x1, y1), (x0, y1))
-        points.extend(Point(x=x, y=y, z=z) for x, y in corners)
-    marker.points = points
-    return marker
+        corners += [(x0, y0), (x1, y0), (x1, y1), (x0, y0), (x1, y1), (x0, y1)]
+    return corners
 
 
 def region_markers(
@@ -131,42 +139,21 @@ def region_markers(
     TRIANGLE_LISTs in `frame_id` at height `z` (m), one rectangle per row run of the grid.
     """
     return [
-        _rectangles_marker(
-            "reachable_region",
-            region.rectangles(),
-            REACHABLE,
+        _points_marker(
+            ns,
+            Marker.TRIANGLE_LIST,
+            _rectangle_triangles(region.rectangles(mask)),
+            colour,
+            1.0,
             frame_id=frame_id,
             z=z,
             stamp=stamp,
-        ),
-        _rectangles_marker(
-            "near_singular",
-            region.rectangles(region.near_singular),
-            NEAR_SINGULAR,
-            frame_id=frame_id,
-            z=z,
-            stamp=stamp,
-        ),
+        )
+        for ns, mask, colour in (
+            ("reachable_region", region.reachable, REACHABLE),
+            ("near_singular", region.near_singular, NEAR_SINGULAR),
+        )
     ]
-
-
-def _chain(
-    ns: str,
-    frames: Sequence[Sequence[float]] | None,
-    colour: ColorRGBA,
-    *,
-    frame_id: str,
-    z: float,
-    stamp: Time | None,
-) -> Marker:
-    marker = _marker(ns, 0, Marker.LINE_STRIP, frame_id, stamp)
-    if not frames:
-        marker.action = Marker.DELETE
-        return marker
-    marker.scale.x = 0.006
-    marker.color = colour
-    marker.points = [Point(x=float(f[0]), y=float(f[1]), z=z) for f in frames]
-    return marker
 
 
 def request_markers(
@@ -201,9 +188,21 @@ def request_markers(
         markers=[
             sphere,
             label,
-            _chain("solution", solution_frames, SOLUTION, frame_id=frame_id, z=z, stamp=stamp),
-            _chain(
-                "alternative", alternative_frames, ALTERNATIVE, frame_id=frame_id, z=z, stamp=stamp
+            *(
+                _points_marker(
+                    ns,
+                    Marker.LINE_STRIP,
+                    [(f[0], f[1]) for f in frames or ()],
+                    colour,
+                    0.006,
+                    frame_id=frame_id,
+                    z=z,
+                    stamp=stamp,
+                )
+                for ns, frames, colour in (
+                    ("solution", solution_frames, SOLUTION),
+                    ("alternative", alternative_frames, ALTERNATIVE),
+                )
             ),
         ]
     )
