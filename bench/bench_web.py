@@ -27,7 +27,6 @@ import argparse
 import math
 import os
 import random
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -38,21 +37,14 @@ if __name__ == "__main__":
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 
 import numpy as np
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arm_kinematics" / "test"))
 from ros_helpers import DEFAULT_CONFIG
-from web_stack import Stack
+from web_stack import Stack, headless_chromium, pixel_of
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 MOVE_PERIOD_S = 1.0 / 120.0
 ARC_RADIUS_M = 0.155  # inside the default arm's reachable band (0.128 .. 0.18 m)
-
-
-def pixel_of(page: Page, x: float, y: float) -> tuple[float, float]:
-    view = page.evaluate("window.armStats.view")
-    box = page.locator("#arm-view").bounding_box()
-    return box["x"] + view["cx"] + view["k"] * x, box["y"] + view["cy"] - view["k"] * y
 
 
 def arc(count: int) -> list[tuple[float, float]]:
@@ -152,15 +144,13 @@ def main() -> int:
 
     stack = Stack(DEFAULT_CONFIG)
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        with headless_chromium() as browser:
             page = browser.new_page(viewport={"width": 1200, "height": 760})
             page.goto(stack.url)
             page.wait_for_selector("#live-tip", timeout=60_000)
             latencies = bench_latency(page, args.moves)
             backlog = bench_backlog(page, 300)
             draw_hz, message_hz = bench_live_rate(page, 5.0)
-            browser.close()
     finally:
         stack.stop()
 

@@ -15,18 +15,18 @@ from collections.abc import Iterator
 import pytest
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import PoseStamped
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page
 from rclpy.qos import qos_profile_sensor_data
 from ros_helpers import PACKAGE_DIR, RosGraph, ros_graph, wait_for
 from sensor_msgs.msg import JointState
 from web_stack import (
-    CHROMIUM,
     Stack,
     answers_drawn,
     centre_of,
     choose_branch,
     drag_to,
     ghost_points,
+    headless_chromium,
     metres_of,
     open_page,
     pixel_of,
@@ -80,10 +80,8 @@ class Observer:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM)
+    with headless_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

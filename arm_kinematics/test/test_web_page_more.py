@@ -10,14 +10,13 @@ import math
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import sync_playwright
 from ros_helpers import PACKAGE_DIR
 from web_stack import (
-    CHROMIUM,
     Stack,
     answers_drawn,
     drag_to,
     ghost_points,
+    headless_chromium,
     metres_of,
     open_page,
     screenshot,
@@ -30,10 +29,8 @@ pytestmark = pytest.mark.ros
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM)
+    with headless_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 @pytest.fixture

@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 import shutil
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page, sync_playwright
 from ros_helpers import (
     DEFAULT_TIMEOUT_S,
     PACKAGE_DIR,
@@ -55,6 +57,17 @@ class Stack:
 
     def stop(self) -> None:
         stop_process(self.process)
+
+
+@contextmanager
+def headless_chromium() -> Iterator[Browser]:
+    """Debian's Chromium, headless, under Playwright (which never downloads a browser here)."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 # --- the page: open it, drag with real pointer events, read what it shows ---------------------
