@@ -16,6 +16,7 @@ import json
 import math
 import re
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -31,6 +32,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_helpers import (
     DEFAULT_CONFIG,
     DEFAULT_TIMEOUT_S,
+    PYTHON,
     RosGraph,
     installed_executable,
     ros_graph,
@@ -46,7 +48,7 @@ from arm_kinematics.nodes.bringup import RobotDescriptionPublisher
 from arm_kinematics.nodes.hardware_node import HardwareNode
 from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics.nodes.trajectory_node import TrajectoryNode
-from arm_kinematics.nodes.web_bridge import WebBridge
+from arm_kinematics.nodes.web_bridge import MAX_SUBSCRIPTIONS, WebBridge
 from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.srv import SolveIK
 
@@ -54,7 +56,7 @@ pytestmark = pytest.mark.ros
 
 MAX_CONNECTIONS = 4
 RATE_LIMIT_PER_S = 20.0
-RATE_LIMIT_BURST = 30
+RATE_LIMIT_BURST = 40  # above MAX_SUBSCRIPTIONS + 1: that test sends them at once
 MAX_MESSAGE_BYTES = 16_384
 MOVE_ARM = "arm_kinematics_interfaces/action/MoveArm"
 SOLVE_IK = "arm_kinematics_interfaces/srv/SolveIK"
@@ -891,6 +893,51 @@ def test_too_many_connections_are_refused_and_a_slot_frees_up(stack: Stack) -> N
     assert refused["op"] == "status"
     assert "too many connections" in refused["msg"]
     assert code == aiohttp.WSCloseCode.TRY_AGAIN_LATER
+
+
+# --- a real rosbridge client library ------------------------------------------------------------
+
+
+def test_roslibpy_drives_the_arm_through_the_bridge(stack: Stack) -> None:
+    script = Path(__file__).with_name("roslibpy_client.py")
+    result = subprocess.run(
+        [PYTHON, str(script), "ws" + stack.ws_url.removeprefix("http")],
+        capture_output=True,
+        text=True,
+        timeout=4 * DEFAULT_TIMEOUT_S,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen["connected"] is True
+    assert seen["solve_ik"]["status"] == SolveIK.Response.OK
+    assert seen["solve_ik"]["solution"]["position"][1] == pytest.approx(-0.784967, abs=1e-6)
+    assert "field 'args.branch': 999 is out of range for uint8" in seen["refused"]
+    assert seen["joint_states"] == ["shoulder", "elbow"]
+    assert seen["goal_done"] is True
+    assert seen["goal"]["status"] == GoalStatus.STATUS_SUCCEEDED, seen["goal"]
+    assert seen["goal"]["values"]["status"] == MoveArm.Result.SUCCEEDED
+    assert seen["feedback"] >= 1
+
+
+def test_too_many_subscriptions_on_one_connection_are_refused(stack: Stack) -> None:
+    before = counts(stack)
+
+    async def scenario() -> dict:
+        async with connect(stack) as client:
+            for number in range(MAX_SUBSCRIPTIONS):
+                await client.send(
+                    {"op": "subscribe", "id": number, "topic": "diagnostics", "throttle_rate": 1000}
+                )
+            await client.send({"op": "subscribe", "id": "one more", "topic": "diagnostics"})
+            refused = await client.status("one more")
+            assert counts(stack)[0] == before[0] + MAX_SUBSCRIPTIONS
+            return refused
+
+    assert "too many subscriptions" in run(scenario())["msg"]
+    wait_for(
+        lambda: counts(stack) == before, what="the subscriptions of the closed connection gone"
+    )
 
 
 # --- the node's parameters and start-up, as a process --------------------------------------------

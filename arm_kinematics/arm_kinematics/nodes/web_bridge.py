@@ -40,6 +40,7 @@ from arm_kinematics.nodes.params import ParameterStartupError
 from arm_kinematics.nodes.runner import NodeStartupError, run_node
 
 MAX_CALLS_IN_FLIGHT = 32  # per connection: service calls and goals waiting for an answer
+MAX_SUBSCRIPTIONS = 32  # per connection (each is an rclpy subscription)
 _READY_POLL_S = 0.02
 
 _DESCRIPTIONS = {
@@ -212,6 +213,10 @@ class WebBridge(Node):
         key = (topic.resolved, request.id)
         if key in state.subscriptions:  # the same subscription again: new rate and queue
             self._drop_subscription(state, key)
+        elif len(state.subscriptions) >= MAX_SUBSCRIPTIONS:
+            raise ProtocolError(
+                f"too many subscriptions (at most {MAX_SUBSCRIPTIONS} per connection)", request.id
+            )
         throttle = Throttle(
             lambda text: session.send_text(text, droppable=True),
             request.throttle_rate_ms,
