@@ -85,3 +85,17 @@ def test_the_page_says_when_the_stack_is_gone_and_reconnects_by_itself(browser) 
         stack.stop()
     assert page.errors == []
     page.close()
+
+
+def test_a_namespaced_arm_is_driven_with_ns_in_the_address(browser) -> None:
+    stack = Stack(PACKAGE_DIR / "config" / "arm.yaml", namespace="left_arm")
+    try:
+        page = open_page(browser, stack.url + "?ns=/left_arm")
+        assert "/left_arm" in page.locator("#arm-name").inner_text()
+        drag_to(page, 0.12, 0.08)
+        assert shown_status(page) == "OK"
+        assert page.locator("#ghost-tip").count() == 1
+        assert page.errors == []
+        page.close()
+    finally:
+        stack.stop()

@@ -31,12 +31,18 @@ URL_LINE = re.compile(r"(http://127\.0\.0\.1:\d+/)")
 class Stack:
     """A bringup process with its web bridge on a free port; its output kept for messages."""
 
-    def __init__(self, config: Path, port: int = 0) -> None:
+    def __init__(self, config: Path, port: int = 0, namespace: str = "") -> None:
         self.config = config
         self.arm = ArmConfig.from_file(config).make_arm()
         self.lines: list[str] = []
+        namespace_args = ("--namespace", namespace) if namespace else ()
         self.process = start_node_process(
-            installed_executable("bringup"), "--config", str(config), "--web-port", str(port)
+            installed_executable("bringup"),
+            "--config",
+            str(config),
+            "--web-port",
+            str(port),
+            *namespace_args,
         )
         threading.Thread(target=self._read, daemon=True).start()
         self.url = wait_for(self._url, what="the web bridge's URL in bringup's output")
