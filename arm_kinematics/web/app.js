@@ -112,7 +112,7 @@ function drawGrid() {
   for (let y = Math.ceil(yMin / GRID_STEP_M) * GRID_STEP_M; y <= yMax; y += GRID_STEP_M) {
     const [, py] = toScreen(0, y);
     element("line", { class: "grid-line", x1: 0, y1: py, x2: rect.width, y2: py }, layer);
-    element("text", { class: "axis-label", x: 4, y: py - 2 }, layer).textContent = `${Math.round(y * 100)} cm`;
+    if (py > 30 && py < rect.height - 30) element("text", { class: "axis-label", x: 4, y: py - 2 }, layer).textContent = `${Math.round(y * 100)} cm`;
   }
 }
 
