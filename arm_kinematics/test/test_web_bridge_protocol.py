@@ -95,7 +95,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Stack:
     web_root = site / "web"
     web_root.mkdir()
     (web_root / "index.html").write_text("<!doctype html><title>arm</title>")
-    (web_root / "app.js").write_text("console.log('arm');")
+    # As colcon --symlink-install lays the page out: the installed files are symlinks.
+    (site / "build").mkdir()
+    (site / "build" / "app.js").write_text("console.log('arm');")
+    (web_root / "app.js").symlink_to(site / "build" / "app.js")
     (site / "secret.txt").write_text("not for the web")
     with ros_graph() as graph:
         yield Stack(graph, web_root, robot_description(DEFAULT_CONFIG))
@@ -204,13 +207,33 @@ def test_the_page_is_served_on_the_same_port(stack: Stack) -> None:
                 assert response.headers["X-Content-Type-Options"] == "nosniff"
             async with session.get(stack.url + "app.js") as response:
                 assert response.status == 200
+                assert await response.text() == "console.log('arm');"
                 assert response.content_type in ("application/javascript", "text/javascript")
             async with session.get(stack.url + "missing.js") as response:
                 assert response.status == 404
-            for escape in ("../secret.txt", "%2e%2e/secret.txt", "..%2fsecret.txt"):
+            for escape in (
+                "../secret.txt",
+                "%2e%2e/secret.txt",
+                "..%2fsecret.txt",
+                "%2e%2e%2fsecret.txt",
+                "build/../../secret.txt",
+                "app.js/../../secret.txt",
+            ):
                 async with session.get(stack.url + escape) as response:
                     assert response.status in (403, 404), escape
                     assert "not for the web" not in await response.text()
+
+        # Raw request lines, as a client that does not normalise the path would send them.
+        for path in ("/../secret.txt", "/build/../../secret.txt", "/%2e%2e/secret.txt"):
+            reader, writer = await asyncio.open_connection("127.0.0.1", stack.port)
+            writer.write(
+                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{stack.port}\r\n"
+                "Connection: close\r\n\r\n".encode()
+            )
+            answer = (await reader.read()).decode(errors="replace")
+            writer.close()
+            assert answer.split()[1] in ("400", "403", "404"), (path, answer[:80])
+            assert "not for the web" not in answer
 
     run(scenario())
     assert stack.url.startswith("http://127.0.0.1:")

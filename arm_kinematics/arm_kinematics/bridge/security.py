@@ -34,8 +34,8 @@ class BridgeSettings:
     allowed_hosts: tuple[str, ...] = ()
     max_connections: int = 8
     max_message_bytes: int = 262_144
-    rate_limit_per_s: float = 200.0
-    rate_limit_burst: int = 400
+    rate_limit_per_s: float = 500.0
+    rate_limit_burst: int = 500
     service_timeout_s: float = 5.0
 
     def validate(self) -> None:

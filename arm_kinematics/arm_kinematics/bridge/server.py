@@ -160,7 +160,10 @@ class BridgeServer:
         app.router.add_get(WEBSOCKET_PATH, self._websocket)
         app.router.add_get("/", self._index)
         if self.web_root is not None:
-            app.router.add_static("/", self.web_root, follow_symlinks=False)
+            # colcon's --symlink-install (scripts/setup.sh) installs the page's files as
+            # symlinks into build/: follow them. aiohttp still refuses a URL path that leaves
+            # web_root ('..', encoded or not): it checks the normalised path before resolving.
+            app.router.add_static("/", self.web_root, follow_symlinks=True)
         app.on_response_prepare.append(_security_headers)
         self._runner = web.AppRunner(
             app, access_log=None, handle_signals=False, shutdown_timeout=1.0
