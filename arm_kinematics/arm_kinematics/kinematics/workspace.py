@@ -9,10 +9,12 @@ targets it solves, so the drawn region and the IK can never disagree:
   frame, metres); a cell is *reachable* when the core solves its centre (OK or SINGULAR). A
   3-joint arm may take any tool heading: a cell is reachable when its centre solves for some
   heading (the heading pointing away from the base, else one of `headings` sampled headings);
-- a cell is *near-singular* when it holds the tip of a configuration within the joint limits
-  whose |sin joint 2| is below the arm's `singularity_margin` (the core solves such a tip
-  SINGULAR, for a 3R arm at that configuration's heading). The zone is thin (about 9 um at the
-  default arm's full stretch), so the grid cell is the width it is drawn with;
+- a cell is *near-singular* when it holds a target that the core solves SINGULAR without a
+  heading (what a caller gets by default): the tip of a configuration within the joint limits
+  whose |sin joint 2| is below the arm's `singularity_margin`, kept when the heading-free solve
+  of that tip says SINGULAR (a 3R arm then takes the heading away from the base, so only the
+  rim at full reach is left). The zone is thin (about 9 um at the default arm's full stretch),
+  so the grid cell is the width it is drawn with;
 - each grid row is merged into runs of consecutive cells: one rectangle per run
   (`Rectangle`), so a drawing of the region stays a few hundred rectangles.
 
@@ -173,6 +175,8 @@ def near_singular_tips(arm: PlanarArm, step: float) -> list[tuple[float, float, 
         lo, hi = _bounded(arm.joint_limits[index])
         reach_after = sum(arm.link_lengths[index:])
         samples = np.linspace(lo, hi, max(2, math.ceil((hi - lo) * reach_after / step) + 1))
+        if lo <= 0.0 <= hi:  # the links after the elbow in line: the heading-free solve's pose
+            samples = np.union1d(samples, [0.0])
         others = [(*rest, float(q)) for rest in others for q in samples]
     return [
         arm.forward((float(q1), q2, *rest)) for q1 in joint1 for q2 in joint2 for rest in others
@@ -215,8 +219,10 @@ def reachable_region(
     status = _reachable_cells(arm, xs.ravel(), ys.ravel(), headings).reshape(count, count)
     reachable = status <= IkStatus.SINGULAR
     near_singular = status == IkStatus.SINGULAR
-    for x, y, _ in near_singular_tips(arm, size):
-        row, column = math.floor((y - corner) / size), math.floor((x - corner) / size)
-        if 0 <= row < count and 0 <= column < count:
-            near_singular[row, column] = True
+    tips = np.asarray(near_singular_tips(arm, size)).reshape(-1, 3)
+    singular = tips[arm.solve_batch(tips[:, 0], tips[:, 1]).status == IkStatus.SINGULAR]
+    rows = np.floor((singular[:, 1] - corner) / size).astype(int)
+    columns = np.floor((singular[:, 0] - corner) / size).astype(int)
+    inside = (rows >= 0) & (rows < count) & (columns >= 0) & (columns < count)
+    near_singular[rows[inside], columns[inside]] = True
     return ReachableRegion(size, (corner, corner), reachable, near_singular)
