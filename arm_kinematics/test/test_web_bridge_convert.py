@@ -392,6 +392,8 @@ def test_host_and_origin_checks() -> None:
     lan = allowed_hosts("0.0.0.0", 9000, ("armpi",))
     assert host_allowed("armpi:9000", lan)
     assert not host_allowed("evil:9000", lan)
+    assert host_allowed("127.0.0.1:9000", lan)  # 0.0.0.0 listens on loopback too
+    assert not host_allowed("192.168.1.20:9000", lan)  # only when allowed by name
     six = allowed_hosts("::1", 80)
     assert host_allowed("[::1]:80", six)
     assert host_allowed("[::1]", six)  # port 80 is left out by browsers

@@ -90,11 +90,14 @@ def _netloc(host: str, port: int) -> str:
 def allowed_hosts(bind_host: str, port: int, extra: tuple[str, ...] = ()) -> frozenset[str]:
     """Every `Host` header value we serve: the bound address, localhost and `extra`, with port.
 
+    A wildcard bind (0.0.0.0) adds 127.0.0.1, not the machine's other addresses or names:
+    those go in `extra` (the `allowed_hosts` parameter), e.g. ("armpi", "192.168.1.20").
+
     Port 80 is also accepted without the port, as browsers then leave it out.
     """
     names = {bind_host, *LOOPBACK_NAMES, *extra}
-    if is_loopback(bind_host):
-        names |= {"127.0.0.1"}
+    if is_loopback(bind_host) or ipaddress.ip_address(bind_host).is_unspecified:
+        names |= {"127.0.0.1"}  # 0.0.0.0 listens on loopback too
     netlocs = {_netloc(name, port) for name in names}
     if port == 80:
         netlocs |= {f"[{n}]" if ":" in n else n for n in names}

@@ -21,6 +21,7 @@ block. Sessions are the dispatcher's handle to one client.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import socket
@@ -48,6 +49,13 @@ MAX_QUEUED_TOPIC_MESSAGES = 256
 _STATUS_EVERY_S = 1.0  # at most one rate-limit status a second per connection
 
 
+def call_soon_threadsafe(loop: asyncio.AbstractEventLoop, callback: Callable, *args: Any) -> None:
+    """`loop.call_soon_threadsafe`, except that a loop already closed (the server stopped while
+    a ROS callback was on its way) drops the call instead of raising in the ROS thread."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(callback, *args)
+
+
 class Session:
     """One WebSocket client. `send` may be called from any thread."""
 
@@ -71,7 +79,7 @@ class Session:
         if threading.get_ident() == self._loop_thread_id:
             self._enqueue(text, droppable)
         else:
-            self.loop.call_soon_threadsafe(self._enqueue, text, droppable)
+            call_soon_threadsafe(self.loop, self._enqueue, text, droppable)
 
     def _enqueue(self, text: str, droppable: bool) -> None:
         if self.closed:

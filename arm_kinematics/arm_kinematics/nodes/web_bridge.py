@@ -24,6 +24,7 @@ from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.exceptions import ParameterException
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from arm_kinematics.bridge import protocol
@@ -31,7 +32,7 @@ from arm_kinematics.bridge.allowlist import AllowList, Interface
 from arm_kinematics.bridge.convert import ConversionError, from_json, to_json
 from arm_kinematics.bridge.protocol import ProtocolError
 from arm_kinematics.bridge.security import BridgeSettings
-from arm_kinematics.bridge.server import BridgeServer, Session
+from arm_kinematics.bridge.server import BridgeServer, Session, call_soon_threadsafe
 from arm_kinematics.bridge.throttle import Throttle
 
 # The one import of the race-free ActionClient (see its module).
@@ -70,9 +71,8 @@ class WebBridgeStartupError(NodeStartupError):
 
 @dataclass
 class _Goal:
-    """One client's goal: its rosbridge id, its handle once accepted, a pending cancel."""
+    """One client's goal (under its rosbridge id): its handle once accepted, a pending cancel."""
 
-    action: str
     handle: Any = None
     cancel_requested: bool = False
 
@@ -97,14 +97,16 @@ def declare_bridge_parameters(node: Node) -> BridgeSettings:
                 read_only=True,
                 dynamic_typing=isinstance(default, float),  # `1` in a file for a float
             )
-            value = node.declare_parameter(
-                spec.name, list(default) if isinstance(default, tuple) else default, descriptor
-            ).value
+            # rclpy takes an empty list for a byte array: a string list is declared by its type.
+            initial = Parameter.Type.STRING_ARRAY if isinstance(default, tuple) else default
+            value = node.declare_parameter(spec.name, initial, descriptor).value
+            if isinstance(default, tuple):
+                value = tuple(value or ())
             if isinstance(default, float):
                 if isinstance(value, bool) or not isinstance(value, int | float):
                     raise ValueError(f"parameter '{spec.name}' = {value!r}: must be a number")
                 value = float(value)
-            values[spec.name] = tuple(value) if isinstance(default, tuple) else value
+            values[spec.name] = value
         settings = BridgeSettings(**values)
         settings.validate()
     except (ParameterException, TypeError, ValueError) as error:
@@ -229,7 +231,7 @@ class WebBridge(Node):
             if session.closed:
                 return
             text = protocol.encode(protocol.topic_message(name, to_json(message)))
-            session.loop.call_soon_threadsafe(throttle.offer, text)
+            call_soon_threadsafe(session.loop, throttle.offer, text)
 
         subscription = self.create_subscription(
             topic.type, topic.resolved, on_message, _qos(topic), callback_group=self._callbacks
@@ -297,8 +299,8 @@ class WebBridge(Node):
                 answer = protocol.service_response(
                     request.service, to_json(response), True, request.id
                 )
-            except TimeoutError as error:
-                _refuse(session, request, str(error))
+            except Exception as error:  # TimeoutError, or rclpy's own failure
+                _refuse(session, request, _failure_text(error))
                 return
             finally:
                 state.calls_in_flight -= 1
@@ -319,7 +321,7 @@ class WebBridge(Node):
         goal_message = _message_from_args(action.type.Goal, request.args)
         _count_call(state, request.id)
         client = self._action_clients[action.resolved]
-        goal = _Goal(request.action)
+        goal = _Goal()
         state.goals[request.id] = goal
         feedback_callback = None
         if request.feedback:
@@ -351,8 +353,8 @@ class WebBridge(Node):
                         request.action, to_json(result.result), result.status, True, request.id
                     )
                 )
-            except TimeoutError as error:
-                _refuse(session, request, str(error))
+            except Exception as error:  # TimeoutError, or rclpy's own failure
+                _refuse(session, request, _failure_text(error))
             finally:
                 state.calls_in_flight -= 1
                 state.goals.pop(request.id, None)
@@ -393,6 +395,10 @@ def _refuse(session: Session, request: protocol.Request, text: str) -> None:
     }
     for answer in protocol.refusal(as_sent, text, request.id):
         session.send(answer)
+
+
+def _failure_text(error: Exception) -> str:
+    return str(error) if isinstance(error, TimeoutError) else f"internal error: {error!r}"
 
 
 def _qos(topic: Interface) -> QoSProfile:
@@ -439,7 +445,7 @@ def _wrap(loop: asyncio.AbstractEventLoop, ros_future: Any) -> asyncio.Future:
             else:
                 future.set_result(ros_future.result())
 
-        loop.call_soon_threadsafe(settle)
+        call_soon_threadsafe(loop, settle)
 
     ros_future.add_done_callback(done)
     return future
