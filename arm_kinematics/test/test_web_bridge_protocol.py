@@ -1037,3 +1037,47 @@ def test_another_bind_address_warns_and_takes_the_allowed_host_names() -> None:
     assert warnings
     assert "from the network" in warnings[0]
     assert code == 0, "".join(lines)
+
+
+def test_bringup_starts_the_bridge_in_its_namespace() -> None:
+    """`bringup` runs web_bridge by default; in a namespace, relative names are that arm's."""
+    lines: list[str] = []
+    process = start_node_process(
+        installed_executable("bringup"), "--namespace", "bridged", "--web-port", "0"
+    )
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
+    reader.start()
+
+    def url() -> str | None:
+        found = (re.search(r"page at (http://127\.0\.0\.1:\d+/)$", line.strip()) for line in lines)
+        return next((match.group(1) for match in found if match), None)
+
+    async def scenario(address: str) -> tuple[dict, dict, dict]:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(address + "ws") as ws,
+        ):
+            client = Client(ws)
+            relative_call = solve_ik_call(*REACHABLE, "relative")
+            relative_call["service"] = "solve_ik"  # resolved in the bridge's namespace
+            await client.send(relative_call)
+            relative = await client.answer("service_response", "relative")
+            # solve_ik_call names /solve_ik: another arm's service from /bridged.
+            await client.send(solve_ik_call(*REACHABLE, "absolute"))
+            refused = await client.status("absolute")
+            await client.send({"op": "subscribe", "id": "d", "topic": "robot_description"})
+            description = await client.expect(lambda m: m["op"] == "publish")
+            return relative, refused, description
+
+    try:
+        address = wait_for(url, what="bringup's page URL")
+        relative, refused, description = run(scenario(address))
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        code = process.wait(DEFAULT_TIMEOUT_S)
+        reader.join(DEFAULT_TIMEOUT_S)
+    assert code == 0, "".join(lines)
+    assert relative["result"] is True
+    assert relative["values"]["status"] == SolveIK.Response.OK
+    assert "not one of this arm's services (/bridged/solve_ik" in refused["msg"]
+    assert "<robot" in description["msg"]["data"]

@@ -97,7 +97,10 @@ class Session:
             text, droppable = await self._outbox.get()
             if droppable:
                 self._queued_topic_messages -= 1
-            await ws.send_str(text)
+            try:
+                await ws.send_str(text)
+            except ConnectionError:  # the client went away; the receive side ends the session
+                return
 
 
 class Dispatcher(Protocol):
