@@ -706,6 +706,31 @@ def test_cancel_action_goal(stack: Stack) -> None:
     assert "no goal in progress with id 'nope'" in unknown["msg"]
 
 
+def test_goals_without_an_id_and_preemption(stack: Stack) -> None:
+    async def scenario() -> list[dict]:
+        async with connect(stack) as client:
+            await client.send(goal_message(*REACHABLE, "start", 0.1))  # away from home first
+            await client.answer("action_result", "start")
+            slow = goal_message(0.1566, 0.0566, None, 0.005, feedback=True)
+            del slow["id"]
+            await client.send(slow)
+            first_feedback = await client.expect(lambda m: m["op"] == "action_feedback")
+            assert "id" not in first_feedback
+            fast = goal_message(*REACHABLE, None, 0.1)
+            del fast["id"]
+            await client.send(fast)  # a new goal preempts the running one (trajectory_node)
+            results = [await client.expect(lambda m: m["op"] == "action_result")]
+            results.append(await client.expect(lambda m: m["op"] == "action_result"))
+            return results
+
+    preempted, succeeded = run(scenario())
+    assert "id" not in preempted
+    assert "id" not in succeeded
+    assert preempted["values"]["status"] == MoveArm.Result.PREEMPTED
+    assert succeeded["values"]["status"] == MoveArm.Result.SUCCEEDED
+    assert succeeded["status"] == GoalStatus.STATUS_SUCCEEDED
+
+
 def test_a_client_that_goes_away_cancels_its_goal(stack: Stack) -> None:
     statuses: list[GoalStatusArray] = []
     stack.probe.create_subscription(

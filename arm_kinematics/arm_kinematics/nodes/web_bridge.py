@@ -322,7 +322,9 @@ class WebBridge(Node):
         _count_call(state, request.id)
         client = self._action_clients[action.resolved]
         goal = _Goal()
-        state.goals[request.id] = goal
+        # A goal without an id cannot be canceled by the client, but is on disconnect.
+        key = request.id if request.id is not None else object()
+        state.goals[key] = goal
         feedback_callback = None
         if request.feedback:
 
@@ -357,7 +359,7 @@ class WebBridge(Node):
                 _refuse(session, request, _failure_text(error))
             finally:
                 state.calls_in_flight -= 1
-                state.goals.pop(request.id, None)
+                state.goals.pop(key, None)
 
         session.loop.create_task(run())
 
