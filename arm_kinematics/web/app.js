@@ -40,7 +40,7 @@ const names = {
 };
 
 const stats = {
-  ik: { requests: 0, responses: 0, inFlight: 0, maxInFlight: 0, latenciesMs: [], lastPointer: null, lastDrawn: null },
+  ik: { requests: 0, responses: 0, inFlight: 0, maxInFlight: 0, latenciesMs: [], roundTripsMs: [], lastPointer: null, lastDrawn: null },
   live: { messages: 0, draws: 0, drawTimes: [] },
   connected: false,
 };
@@ -87,6 +87,7 @@ function toWorld(px, py) {
 function fitView() {
   const rect = svg.getBoundingClientRect();
   svg.setAttribute("viewBox", `0 0 ${rect.width} ${rect.height}`);
+  $("static-view").setAttribute("viewBox", `0 0 ${rect.width} ${rect.height}`);
   const reach = state.chain ? state.chain.reach : 0.2;
   state.view = { cx: rect.width / 2, cy: rect.height / 2, k: Math.min(rect.width, rect.height) / (2.25 * reach) };
   stats.view = { ...state.view }; // pixels of the SVG: x_px = cx + k x, y_px = cy - k y
@@ -280,11 +281,13 @@ async function pumpIk() {
   stats.ik.inFlight += 1;
   stats.ik.maxInFlight = Math.max(stats.ik.maxInFlight, stats.ik.inFlight);
   const { useHeading } = headingArgs();
+  const sentAt = performance.now();
   const response = await ros.callService(names.solveIk, "arm_kinematics_interfaces/srv/SolveIK", {
     target: targetPose(target),
     use_heading: useHeading,
     branch: Number($("branch").value),
   });
+  const answeredAt = performance.now();
   ik.inFlight = false;
   stats.ik.inFlight -= 1;
   stats.ik.responses += 1;
@@ -293,9 +296,11 @@ async function pumpIk() {
   state.solution = { target, response };
   drawSolution();
   const drawnAt = performance.now();
-  stats.ik.lastDrawn = { x: target.x, y: target.y, tPointer: target.t, tDrawn: drawnAt, status: $("status").dataset.status };
+  stats.ik.lastDrawn = { x: target.x, y: target.y, tPointer: target.t, tSent: sentAt, tAnswered: answeredAt, tDrawn: drawnAt, status: $("status").dataset.status };
   stats.ik.latenciesMs.push(drawnAt - target.t);
+  stats.ik.roundTripsMs.push(answeredAt - sentAt);
   if (stats.ik.latenciesMs.length > LATENCY_SAMPLES) stats.ik.latenciesMs.shift();
+  if (stats.ik.roundTripsMs.length > LATENCY_SAMPLES) stats.ik.roundTripsMs.shift();
 }
 
 function drawTarget() {
