@@ -982,6 +982,22 @@ def test_too_many_subscriptions_on_one_connection_are_refused(stack: Stack) -> N
     )
 
 
+# --- the node's parameters ---------------------------------------------------------------------
+
+
+def test_the_parameters_are_read_only_and_described(stack: Stack) -> None:
+    bridge = stack.bridge
+    for name, value in (("port", 1), ("host", "0.0.0.0"), ("max_connections", 100)):
+        (result,) = bridge.set_parameters([Parameter(name, value=value)])
+        assert not result.successful
+        assert "read-only" in result.reason.lower()
+        descriptor = bridge.describe_parameter(name)
+        assert descriptor.read_only
+        assert descriptor.description
+    assert bridge.get_parameter("port").value == 0  # as started; the bound port is in the URL
+    assert stack.url.endswith(f":{stack.port}/")
+
+
 # --- the node's parameters and start-up, as a process --------------------------------------------
 
 
