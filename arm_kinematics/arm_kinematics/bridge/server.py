@@ -59,10 +59,17 @@ def call_soon_threadsafe(loop: asyncio.AbstractEventLoop, callback: Callable, *a
 class Session:
     """One WebSocket client. `send` may be called from any thread."""
 
-    def __init__(self, number: int, loop: asyncio.AbstractEventLoop, peer: str) -> None:
+    def __init__(
+        self,
+        number: int,
+        loop: asyncio.AbstractEventLoop,
+        peer: str,
+        ws: web.WebSocketResponse,
+    ) -> None:
         """Created on the loop's thread."""
         self.number = number
         self.loop = loop
+        self.ws = ws
         self._loop_thread_id = threading.get_ident()
         self.peer = peer
         self.state: dict[str, Any] = {}  # the dispatcher's per-client bookkeeping
@@ -91,14 +98,14 @@ class Session:
             self._queued_topic_messages += 1
         self._outbox.put_nowait((text, droppable))
 
-    async def write(self, ws: web.WebSocketResponse) -> None:
+    async def write(self) -> None:
         """Send the outbox until the session closes (a task per session)."""
         while True:
             text, droppable = await self._outbox.get()
             if droppable:
                 self._queued_topic_messages -= 1
             try:
-                await ws.send_str(text)
+                await self.ws.send_str(text)
             except ConnectionError:  # the client went away; the receive side ends the session
                 return
 
@@ -197,9 +204,7 @@ class BridgeServer:
 
     async def _shutdown(self) -> None:
         for session in list(self.sessions.values()):
-            ws = session.state.get("_ws")
-            if ws is not None:
-                await ws.close(code=WSCloseCode.GOING_AWAY, message=b"web_bridge stopping")
+            await session.ws.close(code=WSCloseCode.GOING_AWAY, message=b"web_bridge stopping")
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -245,10 +250,9 @@ class BridgeServer:
             )
             await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"too many connections")
             return ws
-        session = Session(next(self._numbers), self._loop, str(request.remote))
-        session.state["_ws"] = ws
+        session = Session(next(self._numbers), self._loop, str(request.remote), ws)
         self.sessions[session.number] = session
-        writer = asyncio.create_task(session.write(ws))
+        writer = asyncio.create_task(session.write())
         try:
             await self._receive(session, ws)
         finally:
