@@ -29,9 +29,22 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   "$py" -m pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt 2>&1 \
     | grep -v '^WARNING: Location' >&2 || true
   "$py" -m pip check >/dev/null 2>&1 || log "pip check reports unmet metadata of the ros wheels (known, harmless)"
-  "$py" -c 'import rclpy, numpy, transforms3d, adafruit_servokit, xacro, hypothesis' \
+  "$py" -c 'import rclpy, numpy, transforms3d, adafruit_servokit, xacro, hypothesis, playwright' \
     || { log "the pinned packages did not install; see the pip output above"; exit 1; }
   echo "$want" > "$stamp"
+fi
+
+# Debian's Chromium for the page's browser tests and benchmark: Playwright drives it through
+# executable_path, and cannot download a browser of its own here.
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    log "installing Debian's chromium (the page's browser tests)"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2
+  else
+    log "Debian's chromium is missing and this is not root: run 'sudo apt-get install -y chromium'"
+    exit 1
+  fi
 fi
 
 # 2. The ros wheels' cmake exports name the wheel build machine's paths; point them at this venv.

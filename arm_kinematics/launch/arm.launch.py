@@ -1,7 +1,8 @@
-"""The whole arm: IK, trajectory and hardware nodes, robot_state_publisher and (optionally) RViz.
+"""The whole arm: IK, trajectory and hardware nodes, robot_state_publisher, the web page's bridge
+and (optionally) RViz.
 
-    ros2 launch arm_kinematics arm.launch.py
-    ros2 launch arm_kinematics arm.launch.py rviz:=true
+    ros2 launch arm_kinematics arm.launch.py                  # the page on http://127.0.0.1:8080/
+    ros2 launch arm_kinematics arm.launch.py rviz:=true web:=false
     ros2 launch arm_kinematics arm.launch.py config:=my_arm.yaml hardware:=servokit
     ros2 launch arm_kinematics arm.launch.py namespace:=left_arm
 
@@ -47,6 +48,7 @@ def generate_launch_description() -> LaunchDescription:
     hardware = LaunchConfiguration("hardware")
     rviz = LaunchConfiguration("rviz")
     namespace = LaunchConfiguration("namespace")
+    web = LaunchConfiguration("web")
 
     arm_parameters = [config, {"hardware.backend": hardware}]
     robot_description = ParameterValue(
@@ -85,6 +87,13 @@ def generate_launch_description() -> LaunchDescription:
                 description="also start RViz with rviz/arm.rviz",
             ),
             DeclareLaunchArgument(
+                "web",
+                default_value="true",
+                choices=["true", "false"],
+                description="also start web_bridge: the page and its rosbridge WebSocket on "
+                "http://127.0.0.1:8080/",
+            ),
+            DeclareLaunchArgument(
                 "namespace",
                 default_value="",
                 description="namespace of every node, topic, service and action of this arm",
@@ -109,6 +118,14 @@ def generate_launch_description() -> LaunchDescription:
                 executable="hardware_node",
                 namespace=namespace,
                 parameters=arm_parameters,
+                output="screen",
+            ),
+            Node(
+                package=PACKAGE,
+                executable="web_bridge",
+                namespace=namespace,
+                parameters=arm_parameters,
+                condition=IfCondition(web),
                 output="screen",
             ),
             Node(

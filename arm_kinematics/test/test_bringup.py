@@ -183,9 +183,20 @@ def test_two_bringups_in_two_namespaces_do_not_cross_talk() -> None:
     executable = installed_executable("bringup")
     processes = {
         # The 2R arm with the file's backend, the 3R example with the backend given.
-        "arm_a": start_node_process(executable, "--namespace", "arm_a", "--config", str(CONFIG_2R)),
+        # Each with its web bridge on a free port (two on the default 8080 would collide).
+        "arm_a": start_node_process(
+            executable, "--namespace", "arm_a", "--config", str(CONFIG_2R), "--web-port", "0"
+        ),
         "arm_b": start_node_process(
-            executable, "--namespace", "/arm_b", "--config", str(CONFIG_3R), "--hardware", "sim"
+            executable,
+            "--namespace",
+            "/arm_b",
+            "--config",
+            str(CONFIG_3R),
+            "--hardware",
+            "sim",
+            "--web-port",
+            "0",
         ),
     }
     exits: dict[str, tuple[int, str]] = {}

@@ -26,8 +26,8 @@ from arm_kinematics.description import robot_description, xacro_path
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 LAUNCH_FILE = PACKAGE_DIR / "launch" / "arm.launch.py"
 RVIZ_FILE = PACKAGE_DIR / "rviz" / "arm.rviz"
-ARM_EXECUTABLES = {"ik_node", "trajectory_node", "hardware_node"}
-LAUNCH_ARGUMENTS = {"config", "hardware", "rviz", "namespace"}
+ARM_EXECUTABLES = {"ik_node", "trajectory_node", "hardware_node", "web_bridge"}
+LAUNCH_ARGUMENTS = {"config", "hardware", "rviz", "web", "namespace"}
 
 
 # --- the launch file's AST ----------------------------------------------------------------------
@@ -135,6 +135,9 @@ def test_every_node_is_namespaced_and_the_arm_nodes_share_one_params_list(
     assert len(arm_params) == 1
     rviz = next(n for n in nodes if n["package"] == "rviz2")
     assert _call_name(rviz["condition"]) == "IfCondition"
+    web = next(n for n in nodes if n["executable"] == "web_bridge")
+    assert _call_name(web["condition"]) == "IfCondition"
+    assert web["condition"].args[0].id == "web"
 
 
 def test_launch_arguments_are_declared_with_safe_defaults(launch_source: LaunchSource) -> None:
@@ -151,6 +154,8 @@ def test_launch_arguments_are_declared_with_safe_defaults(launch_source: LaunchS
     assert declared["hardware"]["choices"] == ["sim", "servokit"]
     assert launch_source.value(declared["rviz"]["default"]) == "false"
     assert launch_source.value(declared["namespace"]["default"]) == ""
+    assert launch_source.value(declared["web"]["default"]) == "true"
+    assert declared["web"]["choices"] == ["true", "false"]
     assert all(entry["description"] for entry in declared.values())
     used = {launch_source.value(c.args[0]) for c in launch_source.calls_to("LaunchConfiguration")}
     assert used == LAUNCH_ARGUMENTS
@@ -231,6 +236,8 @@ def test_launch_description_builds_with_launch_ros() -> None:
     )
     rviz = next(n for n in nodes if n.node_package == "rviz2")
     assert rviz.condition is not None
+    web = next(n for n in nodes if n.node_executable == "web_bridge")
+    assert web.condition is not None
 
 
 # --- RViz config --------------------------------------------------------------------------------

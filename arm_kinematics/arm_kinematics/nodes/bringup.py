@@ -4,8 +4,9 @@
     bringup --config arm_3r.yaml --hardware sim --namespace left_arm
     bringup --namespace left_arm --ros-args --log-level debug
 
-Composes the hardware, IK and trajectory nodes and a small node that latches the arm's URDF on
-`robot_description`, all on one multi-threaded executor (nodes/runner.py). Every node reads the
+Composes the hardware, IK and trajectory nodes, a small node that latches the arm's URDF on
+`robot_description` and (unless --no-web) web_bridge, the page on http://127.0.0.1:8080/, all
+on one multi-threaded executor (nodes/runner.py). Every node reads the
 same params file (`--params-file`), the backend option overrides `hardware.backend` for all of
 them, and the namespace is applied as the `__ns` remapping, so all names stay relative and two
 bringups in two namespaces do not see each other. Ctrl-C or SIGTERM shuts down cleanly: each
@@ -83,6 +84,24 @@ def _parser() -> argparse.ArgumentParser:
         default="",
         help="namespace of every node, topic, service and action of this arm (default: none)",
     )
+    parser.add_argument(
+        "--no-web",
+        dest="web",
+        action="store_false",
+        help="do not start web_bridge (the page and its rosbridge WebSocket)",
+    )
+    parser.add_argument(
+        "--web-port",
+        type=int,
+        default=None,
+        help="web_bridge's port (default 8080; 0 = any free port, the log gives the URL)",
+    )
+    parser.add_argument(
+        "--web-host",
+        default=None,
+        help="web_bridge's bind address (default 127.0.0.1; anything else is reachable from "
+        "the network)",
+    )
     return parser
 
 
@@ -107,8 +126,11 @@ def ros_arguments(config: Path, hardware: str | None, namespace: str) -> list[st
     return arguments
 
 
-def node_factories(urdf: str) -> list[Callable[[], Node]]:
-    """The nodes, in start order; the runner closes them in reverse order."""
+def node_factories(urdf: str, web: dict[str, str | int] | None = None) -> list[Callable[[], Node]]:
+    """The nodes, in start order; the runner closes them in reverse order.
+
+    `web`: web_bridge's parameters set by options (host, port), or None for no web_bridge.
+    """
     # Imported here so that `bringup --help` and argument errors do not load the nodes.
     from arm_kinematics.nodes.hardware_node import HardwareNode
     from arm_kinematics.nodes.ik_node import IkNode
@@ -116,12 +138,21 @@ def node_factories(urdf: str) -> list[Callable[[], Node]]:
 
     # Hardware first (joint_states flow before anything plans), trajectory last among the arm
     # nodes so that on shutdown its goal is canceled before the servos are released.
-    return [
+    factories: list[Callable[[], Node]] = [
         HardwareNode,
         IkNode,
         TrajectoryNode,
         lambda: RobotDescriptionPublisher(urdf),
     ]
+    if web is not None:
+        from rclpy.parameter import Parameter
+
+        from arm_kinematics.nodes.web_bridge import WebBridge
+
+        # Started last, closed first: its clients' goals are canceled before the arm stops.
+        overrides = [Parameter(name, value=value) for name, value in web.items()]
+        factories.append(lambda: WebBridge(parameter_overrides=overrides))
+    return factories
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -148,7 +179,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     # Ours first, the user's own --ros-args blocks after them (they win on a conflict).
     rcl_arguments = [argv[0], *ros_arguments(config_path, options.hardware, namespace), "--"]
     rcl_arguments += argv[1:]
-    sys.exit(run_nodes(node_factories(urdf), args=rcl_arguments))
+    web = None
+    if options.web:
+        web = {"port": options.web_port, "host": options.web_host}
+        web = {name: value for name, value in web.items() if value is not None}
+    sys.exit(run_nodes(node_factories(urdf, web), args=rcl_arguments))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,10 @@ the last target, its status and joint frames); no rclpy here, so they are tested
 - namespace `workspace` (published once): the outer and inner circle of the ring the links
   reach (LINE_STRIP; joint limits can make the reachable part smaller, IK says so) and a thin
   translucent disc (CYLINDER) that RViz's "Publish Point" tool can hit.
+- namespaces `reachable_region` and `near_singular` (published once, with the ring): the cells
+  the tip reaches within the joint limits and, on top, the cells where the arm is near a
+  singularity, as TRIANGLE_LISTs of one rectangle (two triangles) per run of grid cells
+  (`kinematics.workspace.reachable_region`).
 - namespace `target` (after every solve_ik request): the target (SPHERE) coloured by status,
   green OK, yellow SINGULAR, red refused, with its status name (TEXT_VIEW_FACING) above it.
 - namespaces `solution` and `alternative`: LINE_STRIPs through the joint frames of the chosen
@@ -22,6 +26,8 @@ from geometry_msgs.msg import Point
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
+from arm_kinematics.kinematics.workspace import ReachableRegion, Rectangle
+
 GREEN = ColorRGBA(r=0.1, g=0.8, b=0.2, a=1.0)
 YELLOW = ColorRGBA(r=0.95, g=0.8, b=0.1, a=1.0)
 RED = ColorRGBA(r=0.9, g=0.1, b=0.1, a=1.0)
@@ -30,9 +36,13 @@ DISC = ColorRGBA(r=0.5, g=0.6, b=0.8, a=0.15)
 SOLUTION = ColorRGBA(r=0.1, g=0.5, b=0.95, a=1.0)
 ALTERNATIVE = ColorRGBA(r=0.1, g=0.5, b=0.95, a=0.3)
 TEXT = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
+REACHABLE = ColorRGBA(r=0.2, g=0.7, b=0.4, a=0.35)
+NEAR_SINGULAR = ColorRGBA(r=0.95, g=0.6, b=0.1, a=0.7)
 
 RING_SEGMENTS = 120
 DISC_THICKNESS_M = 0.001
+REGION_DECIMALS = 6
+"""Region corners are rounded to micrometres: far below a cell, and short in JSON."""
 
 
 def status_colour(status_name: str) -> ColorRGBA:
@@ -87,23 +97,63 @@ def workspace_markers(
     return MarkerArray(markers=[outer, inner, disc])
 
 
-def _chain(
+def _points_marker(
     ns: str,
-    frames: Sequence[Sequence[float]] | None,
+    marker_type: int,
+    xy: Sequence[tuple[float, float]],
     colour: ColorRGBA,
+    width: float,
     *,
     frame_id: str,
     z: float,
     stamp: Time | None,
 ) -> Marker:
-    marker = _marker(ns, 0, Marker.LINE_STRIP, frame_id, stamp)
-    if not frames:
+    """A LINE_STRIP or TRIANGLE_LIST through the points `xy` (m) at height z; DELETE if empty."""
+    marker = _marker(ns, 0, marker_type, frame_id, stamp)
+    if not xy:
         marker.action = Marker.DELETE
         return marker
-    marker.scale.x = 0.006
+    marker.scale.x = width  # a line's width; TRIANGLE_LIST scales its points by 1
+    if marker_type == Marker.TRIANGLE_LIST:
+        marker.scale.y = marker.scale.z = width
     marker.color = colour
-    marker.points = [Point(x=float(f[0]), y=float(f[1]), z=z) for f in frames]
+    marker.points = [Point(x=float(x), y=float(y), z=z) for x, y in xy]
     return marker
+
+
+def _rectangle_triangles(rectangles: Sequence[Rectangle]) -> list[tuple[float, float]]:
+    """Two counter-clockwise triangles per rectangle, corners rounded to REGION_DECIMALS."""
+    corners = []
+    for x_min, y_min, x_max, y_max in rectangles:
+        x0, y0 = round(x_min, REGION_DECIMALS), round(y_min, REGION_DECIMALS)
+        x1, y1 = round(x_max, REGION_DECIMALS), round(y_max, REGION_DECIMALS)
+        corners += [(x0, y0), (x1, y0), (x1, y1), (x0, y0), (x1, y1), (x0, y1)]
+    return corners
+
+
+def region_markers(
+    region: ReachableRegion, *, frame_id: str, z: float, stamp: Time | None = None
+) -> list[Marker]:
+    """The reachable cells (`reachable_region`) and the near-singular ones (`near_singular`).
+
+    TRIANGLE_LISTs in `frame_id` at height `z` (m), one rectangle per row run of the grid.
+    """
+    return [
+        _points_marker(
+            ns,
+            Marker.TRIANGLE_LIST,
+            _rectangle_triangles(region.rectangles(mask)),
+            colour,
+            1.0,
+            frame_id=frame_id,
+            z=z,
+            stamp=stamp,
+        )
+        for ns, mask, colour in (
+            ("reachable_region", region.reachable, REACHABLE),
+            ("near_singular", region.near_singular, NEAR_SINGULAR),
+        )
+    ]
 
 
 def request_markers(
@@ -138,9 +188,21 @@ def request_markers(
         markers=[
             sphere,
             label,
-            _chain("solution", solution_frames, SOLUTION, frame_id=frame_id, z=z, stamp=stamp),
-            _chain(
-                "alternative", alternative_frames, ALTERNATIVE, frame_id=frame_id, z=z, stamp=stamp
+            *(
+                _points_marker(
+                    ns,
+                    Marker.LINE_STRIP,
+                    [(f[0], f[1]) for f in frames or ()],
+                    colour,
+                    0.006,
+                    frame_id=frame_id,
+                    z=z,
+                    stamp=stamp,
+                )
+                for ns, frames, colour in (
+                    ("solution", solution_frames, SOLUTION),
+                    ("alternative", alternative_frames, ALTERNATIVE),
+                )
             ),
         ]
     )

@@ -37,7 +37,8 @@ from sensor_msgs.msg import JointState
 from visualization_msgs.msg import MarkerArray
 
 from arm_kinematics.kinematics import Branch, IkResult, IkStatus
-from arm_kinematics.nodes.ik_markers import request_markers, workspace_markers
+from arm_kinematics.kinematics.workspace import reachable_region
+from arm_kinematics.nodes.ik_markers import region_markers, request_markers, workspace_markers
 from arm_kinematics.nodes.messages import (
     BRANCH_NAMES,
     JointStateError,
@@ -133,15 +134,12 @@ class IkNode(Node):
         self._workspace_publisher = self.create_publisher(MarkerArray, "ik_markers", latched)
         self._request_publisher = self.create_publisher(MarkerArray, "ik_markers", latched)
         inner, outer = self.arm.ring
-        self._workspace_publisher.publish(
-            workspace_markers(
-                inner,
-                outer,
-                frame_id=self.config.base_frame,
-                z=self.config.plane_z,
-                stamp=self.get_clock().now().to_msg(),
-            )
-        )
+        base, z = self.config.base_frame, self.config.plane_z
+        stamp = self.get_clock().now().to_msg()
+        workspace = workspace_markers(inner, outer, frame_id=base, z=z, stamp=stamp)
+        region = reachable_region(self.arm)
+        workspace.markers += region_markers(region, frame_id=base, z=z, stamp=stamp)
+        self._workspace_publisher.publish(workspace)
         self.create_timer(
             _MARKER_PERIOD_S,
             self._publish_request_markers,
