@@ -37,11 +37,10 @@ if __name__ == "__main__":
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 
 import numpy as np
-from playwright.sync_api import Page
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arm_kinematics" / "test"))
 from ros_helpers import DEFAULT_CONFIG
-from web_stack import Stack, headless_chromium, pixel_of
+from web_stack import Page, Stack, headless_chromium, pixel_of
 
 MOVE_PERIOD_S = 1.0 / 120.0
 ARC_RADIUS_M = 0.155  # inside the default arm's reachable band (0.128 .. 0.18 m)

@@ -11,32 +11,11 @@ widths, and can be told to fail (OSError, as Linux's i2c-dev raises) and to heal
 from __future__ import annotations
 
 import errno
-import importlib
 import math
-import os
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any
-
-import pytest
-
-SERVO_LIBRARIES = ("adafruit_servokit", "adafruit_extended_bus")
-
-
-def require_servo_libraries() -> None:
-    """Skip the calling test where the pip-only servo libraries are not installed.
-
-    In a rosdep-only ROS workspace (`colcon test`) they may be absent: the test says so with a
-    skip. `make test` sets ARM_KINEMATICS_REQUIRE_SERVO_LIBRARIES=1, where a missing library is
-    an error, so that no skip can hide a failure there.
-    """
-    for name in SERVO_LIBRARIES:
-        if os.environ.get("ARM_KINEMATICS_REQUIRE_SERVO_LIBRARIES") == "1":
-            importlib.import_module(name)
-        else:
-            pytest.importorskip(name, reason=f"{name} (pip only) is not installed")
-
 
 MODE1 = 0x00
 MODE2 = 0x01

@@ -10,7 +10,8 @@ import math
 from dataclasses import replace
 
 import pytest
-from fake_i2c import FakeI2C, calibrated_pulse_us, require_servo_libraries
+from fake_i2c import FakeI2C, calibrated_pulse_us
+from pip_only import require_servo_libraries
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.hardware import (

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from fake_i2c import FakeI2C, calibrated_pulse_us, require_servo_libraries
+from fake_i2c import FakeI2C, calibrated_pulse_us
+from pip_only import require_servo_libraries
 from rcl_interfaces.msg import Log
 from rclpy.node import Node
 from rclpy.parameter import Parameter

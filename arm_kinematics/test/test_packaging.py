@@ -26,11 +26,12 @@ ROSDEP_KEYS = {
     "scipy": "python3-scipy",
     "catkin_pkg": "python3-catkin-pkg",
     "adafruit_servokit": "python3-adafruit-servokit-pip",
+    "aiohttp": "python3-aiohttp",
 }
 #: Modules with no rosdep key at all: installed with pip, as the README says.
-PIP_ONLY = {"adafruit_extended_bus"}
+PIP_ONLY = {"adafruit_extended_bus", "playwright", "roslibpy"}
 #: Modules of this package and of the test folder itself.
-OWN = {"arm_kinematics", "arm_kinematics_interfaces", "fake_i2c", "ros_helpers"}
+OWN = {"arm_kinematics", "arm_kinematics_interfaces"}
 
 
 def imported_modules(folder: Path) -> set[str]:

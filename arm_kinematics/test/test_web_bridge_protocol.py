@@ -29,6 +29,7 @@ import aiohttp
 import pytest
 from action_msgs.msg import GoalStatus, GoalStatusArray
 from geometry_msgs.msg import PointStamped
+from pip_only import require
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_helpers import (
@@ -941,6 +942,7 @@ def test_too_many_connections_are_refused_and_a_slot_frees_up(stack: Stack) -> N
 
 
 def test_roslibpy_drives_the_arm_through_the_bridge(stack: Stack) -> None:
+    require("roslibpy")  # the client script runs in a child process; pip only
     script = Path(__file__).with_name("roslibpy_client.py")
     result = subprocess.run(
         [PYTHON, str(script), "ws" + stack.ws_url.removeprefix("http")],

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 import pytest
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import PoseStamped
-from playwright.sync_api import Page
 from rclpy.qos import qos_profile_sensor_data
 from ros_helpers import PACKAGE_DIR, RosGraph, ros_graph, wait_for
 from sensor_msgs.msg import JointState
 from web_stack import (
+    Page,
     Stack,
     answers_drawn,
     centre_of,

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from playwright.sync_api import Browser, Page, sync_playwright
+from pip_only import require
 from ros_helpers import (
     DEFAULT_TIMEOUT_S,
     PACKAGE_DIR,
@@ -21,6 +21,9 @@ from ros_helpers import (
 )
 
 from arm_kinematics.config import ArmConfig
+
+_sync_api = require("playwright.sync_api")  # pip only: the browser tests skip where it is absent
+Browser, Page, sync_playwright = _sync_api.Browser, _sync_api.Page, _sync_api.sync_playwright
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = PACKAGE_DIR.parent / "tmp" / "test-artifacts"
