@@ -19,7 +19,7 @@ format: setup
 	$(ENV) && ruff format . && ruff check --fix .
 
 test: lint
-	$(ENV) && python -m pytest arm_kinematics/test $(PYTEST_ARGS)
+	$(ENV) && python -m pytest arm_kinematics/test --doctest-modules arm_kinematics/arm_kinematics/kinematics $(PYTEST_ARGS)
 
 bench: setup
 	$(ENV) && for b in bench/bench_*.py; do echo "== $$b"; python "$$b" || exit 1; done
