@@ -1,4 +1,4 @@
-"""nodes/action_client.py: goal, cancel and result futures complete even when the answer is
+"""rclpy_compat/action_client.py: goal, cancel and result futures complete even when the answer is
 handled before the client has recorded the request (ros2/rclpy#1123).
 
 The race is made certain, not left to chance: the client is held between sending a request and
@@ -17,7 +17,7 @@ from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from ros_helpers import RosGraph, ros_graph, wait_for, wait_for_future
 
-from arm_kinematics.nodes.action_client import ActionClient
+from arm_kinematics.rclpy_compat.action_client import ActionClient
 from arm_kinematics_interfaces.action import MoveArm
 
 _ANSWER_WAIT_S = 30.0

@@ -119,7 +119,7 @@ def format_feedback(feedback: Any) -> str:
 
 def print_result(result: Any) -> None:
     from arm_kinematics.nodes.messages import solve_ik_status_name
-    from arm_kinematics.nodes.trajectory_node import status_name
+    from arm_kinematics.nodes.trajectory.goals import status_name
     from arm_kinematics_interfaces.action import MoveArm
 
     print(f"status: {status_name(result.status)} ({result.status})")
@@ -149,7 +149,7 @@ def run(argv: list[str]) -> int:
     from rclpy.node import Node
     from rclpy.signals import SignalHandlerOptions
 
-    from arm_kinematics.nodes.action_client import ActionClient, destroy_actions
+    from arm_kinematics.rclpy_compat.action_client import ActionClient, destroy_actions
     from arm_kinematics_interfaces.action import MoveArm
 
     config = load_client_config(args.config, "move_arm")

@@ -5,16 +5,23 @@ Modules, each one idea (imports point down this list, never up): `angles` and `t
 and result types), `chain` (the arm model: geometry, forward kinematics, Jacobian, limits),
 `closed_form` (2R/3R inverse kinematics formulas), `branches` (elbow choice), `explain`
 (message texts), `heading_search` (3R without a heading), `arm` (`PlanarArm.solve`: the
-checks in their order of precedence), then the planners `planning`, `streaming` and
-`joint_plan`.
+checks in their order of precedence), then the planners `planning` and `joint_plan`.
 """
 
 from .angles import TAU, wrap_angle
 from .arm import HEADING_MATCH_TOLERANCE, PlanarArm
 from .chain import LIMIT_TOLERANCE, PlanarChain
 from .joint_plan import joint_move_duration, joint_setpoints
-from .planning import LinePlan, line_points, plan_line, step_times
-from .streaming import LinePath, ResampleError, Setpoints, first_joint_jump, resample_line
+from .planning import (
+    IkAnswers,
+    LinePath,
+    LinePlan,
+    Setpoints,
+    SolvePoints,
+    chain_solver,
+    first_joint_jump,
+    plan_line,
+)
 from .types import BRANCH_NAMES, Branch, IkResult, IkStatus, PlanStatus
 
 __all__ = [
@@ -23,6 +30,7 @@ __all__ = [
     "LIMIT_TOLERANCE",
     "TAU",
     "Branch",
+    "IkAnswers",
     "IkResult",
     "IkStatus",
     "LinePath",
@@ -30,14 +38,12 @@ __all__ = [
     "PlanStatus",
     "PlanarArm",
     "PlanarChain",
-    "ResampleError",
     "Setpoints",
+    "SolvePoints",
+    "chain_solver",
     "first_joint_jump",
     "joint_move_duration",
     "joint_setpoints",
-    "line_points",
     "plan_line",
-    "resample_line",
-    "step_times",
     "wrap_angle",
 ]

@@ -13,7 +13,7 @@ from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
-from arm_kinematics.nodes.executor import WorkerBoundExecutor
+from arm_kinematics.rclpy_compat.executor import WorkerBoundExecutor
 
 _STOP_POLL_S = 0.1  # longest delay between Ctrl-C and the start of the shutdown
 _SHUTDOWN_TIMEOUT_S = 5.0  # longest wait for callbacks still running after the nodes closed
@@ -37,8 +37,9 @@ class NodeStartupError(SystemExit):
 def run_nodes(factories: Sequence[Callable[[], Node]], args: list[str] | None = None) -> int:
     """Create the nodes, spin them on one multi-threaded executor until shutdown; exit code.
 
-    A multi-threaded executor (nodes/executor.py) so that a slow request (or a running action)
-    never blocks the others; each node puts its callbacks in the callback groups it needs.
+    A multi-threaded executor (rclpy_compat/executor.py) so that a slow request (or a running
+    action) never blocks the others; each node puts its callbacks in the callback groups it
+    needs.
     SIGTERM is handled like Ctrl-C so that `kill` and process managers get the same clean shutdown.
     """
     # rclpy's own SIGINT handler shuts the context down at once: a node's close() could then no
