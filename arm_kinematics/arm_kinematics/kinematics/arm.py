@@ -64,8 +64,8 @@ Joints = tuple[float, ...]
 
 
 class PlanarArm(PlanarChain):
-    """A planar arm of 2 or 3 revolute joints with closed-form IK (the chain model and its
-    arguments: see `PlanarChain`).
+    """A planar arm of 2 or 3 revolute joints with closed-form IK (the chain model, its
+    arguments and attributes: see `PlanarChain`).
 
     The reference arm: links 1.0 and 0.8 m; joints 30 and 45 degrees put the tip at
     (1.0731, 1.2727), and IK of that point gives back both elbows.
@@ -80,29 +80,6 @@ class PlanarArm(PlanarChain):
     >>> [round(math.degrees(q), 3) for q in result.alternative]
     [69.73, -45.0]
     """
-
-    def __init__(
-        self,
-        link_lengths: Sequence[float],
-        joint_limits: Sequence[tuple[float, float] | None] | None = None,
-        *,
-        singularity_margin: float = 0.02,
-        edge_tolerance: float = 1e-6,
-        joint_names: Sequence[str] | None = None,
-    ) -> None:
-        super().__init__(
-            link_lengths,
-            joint_limits,
-            singularity_margin=singularity_margin,
-            edge_tolerance=edge_tolerance,
-            joint_names=joint_names,
-        )
-        l1, l2 = self.link_lengths[:2]
-        # The ring the IK checks the tip against: for 2R the closed form's own bounds (equal to
-        # `ring` up to rounding of 2 max(L) - sum(L)), so that the check and the solve agree.
-        self._tip_ring = (abs(l1 - l2), l1 + l2) if self.n_joints == 2 else self.ring
-        self._no_current = (0.0,) * self.n_joints
-        self._links_12 = (l1, l2)
 
     # --- one target -----------------------------------------------------------------------
 
@@ -164,24 +141,25 @@ class PlanarArm(PlanarChain):
             heading = as_number(heading)
             if heading is None or not math.isfinite(heading):
                 return _invalid("heading must be a finite number (rad)")
-        if self.n_joints > 3:
-            return _invalid(f"closed-form IK covers 2 and 3 joints; this arm has {self.n_joints}")
-        if self.n_joints == 3 and heading is None:
+        n = self.n_joints
+        if n > 3:
+            return _invalid(f"closed-form IK covers 2 and 3 joints; this arm has {n}")
+        if n == 3 and heading is None:
             return self._solve_free_heading(x, y, branch, current)
 
         # 2. TOO_FAR / TOO_CLOSE, on the radius alone, then the closed form: both elbows,
         # limits not applied yet. For 2R the closed form checks the radius itself, first.
-        l1, l2 = self._links_12
-        if self.n_joints == 2:
+        l1, l2 = self.link_lengths[:2]
+        if n == 2:
             elbows = two_link_ik(l1, l2, x, y, self.edge_tolerance)
             if elbows is None:
-                return _ring_failure(x, y, math.sqrt(x * x + y * y), self._tip_ring)
+                return _ring_failure(x, y, math.sqrt(x * x + y * y), self.ring_12)
             up, down, sin_elbow = elbows
         else:
             r = math.sqrt(x * x + y * y)
-            inner, outer = self._tip_ring
+            inner, outer = self.ring
             if not inner - self.edge_tolerance <= r <= outer + self.edge_tolerance:
-                return _ring_failure(x, y, r, self._tip_ring)
+                return _ring_failure(x, y, r, self.ring)
             elbows = three_link_ik(self.link_lengths, x, y, heading, self.edge_tolerance)
             if elbows is None:
                 # 3. ORIENTATION_UNREACHABLE (3R): the wrist point is off links 1-2's ring.
@@ -193,10 +171,10 @@ class PlanarArm(PlanarChain):
         # 3. ORIENTATION_UNREACHABLE (2R): the elbow follows from the heading (well
         # conditioned even at full stretch, where a heading computed from the position is only
         # good to 1e-8 rad).
-        if heading is not None and self.n_joints == 2:
+        if heading is not None and n == 2:
             elbow_x, elbow_y = wrist_point(x, y, heading, l2)
             r = math.sqrt(x * x + y * y)
-            inner, outer = self._tip_ring
+            inner, outer = self.ring_12
             outside = max(0.0, r - outer, inner - r)
             if abs(math.hypot(elbow_x, elbow_y) - l1) > HEADING_MATCH_TOLERANCE + outside:
                 return IkResult(
@@ -223,7 +201,7 @@ class PlanarArm(PlanarChain):
         # 4. JOINT_LIMIT: each elbow within the limits (moved by k * 2 pi where that can help),
         # then the branch rule.
         if self.shifts_can_fit:
-            reference = current if current is not None else self._no_current
+            reference = current if current is not None else (0.0,) * n
             up_fit = None if up is None else self.fit_into_limits(up, reference)
             down_fit = None if down is None else self.fit_into_limits(down, reference)
         else:
@@ -245,7 +223,7 @@ class PlanarArm(PlanarChain):
         chosen, other, reason = choice
 
         # 5. SINGULAR, else 6. OK.
-        if self.n_joints == 2:
+        if n == 2:
             manipulability = l1 * l2 * sin_elbow
         else:
             elbow_point = (l1 * math.cos(chosen[0]), l1 * math.sin(chosen[0]))
@@ -274,13 +252,12 @@ class PlanarArm(PlanarChain):
         return values
 
     def _orientation_failure_3r(self, x: float, y: float, heading: float) -> IkResult:
-        l1, l2, l3 = self.link_lengths
         text = orientation_3r_text(
             x,
             y,
             heading,
-            wrist_point(x, y, heading, l3),
-            (abs(l1 - l2), l1 + l2),
+            wrist_point(x, y, heading, self.link_lengths[2]),
+            self.ring_12,
             reachable_headings(self.link_lengths, x, y, self.edge_tolerance),
         )
         return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)

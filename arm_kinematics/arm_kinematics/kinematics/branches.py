@@ -10,9 +10,11 @@ Joints in radians. The two rules that rank two feasible elbows:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-from .chain import joint_motion
+from .angles import wrap_angle
+from .chain import CONTINUOUS
 from .types import Branch
 
 Joints = tuple[float, ...]
@@ -32,7 +34,10 @@ def motion_sq(joints: Sequence[float], current: Sequence[float], kinds: Sequence
     0.3302
     """
     total = 0.0
-    for d in joint_motion(current, joints, kinds):
+    for q, start, kind in zip(joints, current, kinds, strict=False):
+        d = q - start
+        if kind == CONTINUOUS and not -math.pi < d <= math.pi:
+            d = wrap_angle(d)  # the short way round, as `joint_motion`
         total += d * d
     return total
 

@@ -59,8 +59,10 @@ def joint_motion(
     [0.283, -6.0]
     """
     return tuple(
-        wrap_angle(b - a) if kind == CONTINUOUS else b - a
-        for a, b, kind in zip(from_joints, to_joints, kinds, strict=True)
+        [
+            wrap_angle(b - a) if kind == CONTINUOUS else b - a
+            for a, b, kind in zip(from_joints, to_joints, kinds, strict=True)
+        ]
     )
 
 
@@ -120,6 +122,10 @@ class PlanarChain:
         """The tip's largest distance from the base, metres."""
         self.ring: tuple[float, float] = (max(0.0, 2.0 * max(lengths) - self.reach), self.reach)
         """Tip distances from the base that some configuration reaches, metres (n joints)."""
+        l1, l2 = lengths[0], lengths[1]
+        self.ring_12: tuple[float, float] = (abs(l1 - l2), l1 + l2)
+        """Distances from the base that the end of link 2 reaches, metres: the ring of the 2R
+        part (for 3R, of the wrist point)."""
         self.joint_limits: tuple[tuple[float, float], ...] = _checked_limits(joint_limits, n)
         self._lows = tuple(lo for lo, _ in self.joint_limits)
         self._highs = tuple(hi for _, hi in self.joint_limits)
@@ -319,7 +325,9 @@ class PlanarChain:
         1.0
         """
         margin = math.inf
-        for q, lo, hi in zip(joints, self._lows, self._highs, strict=True):
+        # strict=False: zip's length check costs more than this loop (lengths checked by the
+        # callers).
+        for q, lo, hi in zip(joints, self._lows, self._highs, strict=False):
             if q - lo < margin:
                 margin = q - lo
             if hi - q < margin:
