@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from .angles import wrap_angle
-from .branches import choose_branch, motion_sq
+from .branches import choose_branch, joint_distance
 from .chain import LIMIT_TOLERANCE, PlanarChain, as_number, manipulability_of_frames
 from .closed_form import reachable_headings, three_link_ik, two_link_ik, wrist_point
 from .explain import (
@@ -105,7 +105,7 @@ class PlanarArm(PlanarChain):
 
         Branch rules: ELBOW_UP (joint 2 < 0) / ELBOW_DOWN (joint 2 > 0) exactly that elbow, or
         JOINT_LIMIT saying whether the other one is feasible; CLOSEST the feasible one with
-        the least motion from `current` (sum of squared joint differences, short way round for
+        the least motion from `current` (joint-space distance, the short way round for
         continuous joints), or with no `current` as MAX_LIMIT_MARGIN; MAX_LIMIT_MARGIN the
         feasible one whose smallest distance to a limit is largest (elbow up on a tie, e.g.
         without limits). The statuses' precedence: see the module docstring.
@@ -119,7 +119,16 @@ class PlanarArm(PlanarChain):
         >>> PlanarArm((1.0, 0.8, 0.3)).solve(1.0731, 1.5727, math.pi / 2).joints[2] > 0
         True
         """
-        # 1. INVALID_INPUT: every input checked and converted before any geometry.
+        # 1. INVALID_INPUT: every input checked and converted before any geometry: the seed
+        # here, the rest in `_solve` (which solve_chain calls with seeds it already checked).
+        if current is not None:
+            current = self._checked_current(current)
+            if isinstance(current, str):
+                return _invalid(current)
+        return self._solve(x, y, heading, branch, current)
+
+    def _solve(self, x: Any, y: Any, heading: Any, branch: Any, current: Joints | None) -> IkResult:
+        """`solve` with `current` checked (None or n finite floats, rad), from step 1 on."""
         x, y = as_number(x), as_number(y)
         if x is None or y is None:
             return _invalid("target x and y must be numbers (m)")
@@ -133,10 +142,6 @@ class PlanarArm(PlanarChain):
                     + ", ".join(f"{b.value} ({b.name})" for b in Branch)
                 )
             branch = checked_branch
-        if current is not None:
-            current = self._checked_current(current)
-            if isinstance(current, str):
-                return _invalid(current)
         if heading is not None:
             heading = as_number(heading)
             if heading is None or not math.isfinite(heading):
@@ -236,7 +241,7 @@ class PlanarArm(PlanarChain):
 
     def _checked_current(self, current: Any) -> Joints | str:
         """`current` as n finite floats (rad), or what is wrong with it."""
-        if isinstance(current, str | bytes):
+        if isinstance(current, (str, bytes)):
             return f"current {current!r} must be {self.n_joints} joint angles (rad)"
         try:
             values = tuple(map(float, current))
@@ -302,7 +307,7 @@ class PlanarArm(PlanarChain):
 
         if current is None:
             away = min((min(max(phi, lo), hi) for lo, hi in intervals), key=lambda h: abs(h - phi))
-            result = self.solve(x, y, wrap_angle(away), branch)
+            result = self._solve(x, y, wrap_angle(away), branch, None)
             if result.status is not IkStatus.JOINT_LIMIT:
                 return _with_heading_note(result, away, "pointing away from the base")
 
@@ -313,12 +318,12 @@ class PlanarArm(PlanarChain):
         else:
 
             def cost(result: IkResult, h: float) -> float:
-                return motion_sq(result.joints, current, self.joint_kinds)
+                return joint_distance(result.joints, current, self.joint_kinds)
 
             rule, held = "least motion from current", math.fsum(current)
 
         def evaluate(h: float) -> tuple[float, IkResult | None]:
-            result = self.solve(x, y, wrap_angle(h), branch, current)
+            result = self._solve(x, y, wrap_angle(h), branch, current)
             return (cost(result, h), result) if result.ok else (math.inf, None)
 
         best = search_heading(intervals, evaluate, held)
@@ -363,12 +368,16 @@ class PlanarArm(PlanarChain):
                 "must have the same length"
             )
             return [failure] * (1 if stop_on_failure else longest)
-        results = []
         seed = current
+        if seed is not None:
+            seed = self._checked_current(seed)
+            if isinstance(seed, str):
+                return [_invalid(seed)] * (1 if stop_on_failure else count)
+        results = []
         for x, y, heading in zip(xs_list, ys_list, heading_list, strict=True):
-            result = self.solve(x, y, heading, branch, seed)
+            result = self._solve(x, y, heading, branch, seed)
             results.append(result)
-            if result.ok:
+            if result.joints is not None:  # solved (OK or SINGULAR)
                 seed = result.joints
             elif stop_on_failure:
                 break

@@ -1,8 +1,8 @@
 """Which elbow to return: the branch rules of `Branch`, on candidates already within limits.
 
 Joints in radians. The two rules that rank two feasible elbows:
-- least motion: the sum of squared joint motions from `current`, the short way round for
-  continuous joints (`motion_sq`);
+- least motion: the joint-space distance from `current`, the short way round for continuous
+  joints (`joint_distance`);
 - largest limit margin: the elbow whose smallest distance to a joint limit is largest
   (`PlanarChain.limit_margin`), elbow up on a tie (always so without limits, where every
   margin is inf).
@@ -13,8 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .angles import wrap_angle
-from .chain import CONTINUOUS
+from .chain import CONTINUOUS, joint_motion
 from .types import Branch
 
 Joints = tuple[float, ...]
@@ -26,20 +25,21 @@ Choice = tuple[Joints, "Joints | None", str]
 REQUESTED_ELBOW_RULES = frozenset((Branch.ELBOW_UP, Branch.ELBOW_DOWN))
 
 
-def motion_sq(joints: Sequence[float], current: Sequence[float], kinds: Sequence[str]) -> float:
-    """Sum of squared joint motions (rad^2) from `current` to `joints` (kinds as
-    `PlanarChain.joint_kinds`: continuous joints the short way round).
+def joint_distance(
+    joints: Sequence[float], current: Sequence[float], kinds: Sequence[str]
+) -> float:
+    """How far (rad) the joints move from `current` to `joints`: the square root of the sum of
+    squared joint motions, continuous joints the short way round (kinds as
+    `PlanarChain.joint_kinds`, motions as `joint_motion`).
 
-    >>> round(motion_sq((3.0, 0.5), (-3.0, 0.0), ("continuous", "narrow")), 4)
-    0.3302
+    >>> round(joint_distance((3.0, 0.5), (-3.0, 0.0), ("continuous", "narrow")), 4)
+    0.5746
+    >>> joint_distance((0.3, 0.4), (0.0, 0.0), ("narrow", "narrow"))
+    0.5
     """
-    total = 0.0
-    for q, start, kind in zip(joints, current, kinds, strict=False):
-        d = q - start
-        if kind == CONTINUOUS and not -math.pi < d <= math.pi:
-            d = wrap_angle(d)  # the short way round, as `joint_motion`
-        total += d * d
-    return total
+    if CONTINUOUS in kinds:
+        return math.hypot(*joint_motion(current, joints, kinds))
+    return math.dist(joints, current)
 
 
 def choose_branch(
@@ -79,7 +79,7 @@ def choose_branch(
             return None
         return chosen, None, "" if coincident else only_reason
     if branch is Branch.CLOSEST and current is not None:
-        if motion_sq(down, current, kinds) < motion_sq(up, current, kinds):
+        if joint_distance(down, current, kinds) < joint_distance(up, current, kinds):
             return down, up, " (least motion from current)"
         return up, down, " (least motion from current)"
     if down_margin > up_margin:

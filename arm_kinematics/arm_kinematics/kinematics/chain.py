@@ -325,9 +325,9 @@ class PlanarChain:
         1.0
         """
         margin = math.inf
-        # strict=False: zip's length check costs more than this loop (lengths checked by the
-        # callers).
-        for q, lo, hi in zip(joints, self._lows, self._highs, strict=False):
+        # zip without its strict keyword: passing a keyword to zip costs more than this
+        # two-joint loop (the lengths are checked where the joints come in).
+        for q, lo, hi in zip(joints, self._lows, self._highs):  # noqa: B905
             if q - lo < margin:
                 margin = q - lo
             if hi - q < margin:

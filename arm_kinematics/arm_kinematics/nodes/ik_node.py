@@ -342,12 +342,15 @@ class IkNode(Node):
         manipulability = [0.0] * count
         first_failure = -1
         singular = 0
+        # A goal's batch holds thousands of targets: the enum members are read once.
+        solved_ok, solved_singular = IkStatus.OK, IkStatus.SINGULAR
         for index, result in enumerate(results):
-            statuses[index] = result.status
-            if result.ok and result.joints is not None:
+            status = result.status
+            statuses[index] = status
+            if status is solved_ok or status is solved_singular:
                 positions.extend(result.joints)
                 manipulability[index] = result.manipulability
-                singular += result.status == IkStatus.SINGULAR
+                singular += status is solved_singular
             else:
                 positions.extend(nan_row)
                 if first_failure < 0:
