@@ -607,17 +607,11 @@ def _solve_setpoints(
             flipped = np.flatnonzero(~(off <= max_joint_step))
             if len(flipped):
                 k = int(flipped[0])
-                step = _segment(float(u[k]), total)
-                point = tuple(path.sample(u[k : k + 1])[0].tolist())
-                return _SetpointFailure(
-                    step,
-                    PlanStatus.JOINT_JUMP,
-                    IkStatus.OK,
-                    point,
-                    f"step {step} of {total}: the IK solution at {_point_text(point)} on the line "
-                    f"before planned point {step} is {math.degrees(off[k]):.3g} deg away from the "
-                    "plan (a branch flip)",
-                ), calls
+                why = (
+                    "the IK solution at {point} on the line before planned point {step} is "
+                    f"{math.degrees(off[k]):.3g} deg away from the plan (a branch flip)"
+                )
+                return _joint_jump(path, float(u[k]), total, why), calls
         if limits is None:
             return Setpoints(joints=joints, period=period, forward=arm.forward), calls
         moves = np.abs(np.diff(np.vstack((start, joints)), axis=0))
@@ -634,14 +628,18 @@ def _solve_setpoints(
             factor[first:last] = np.maximum(factor[first:last], ratio[k] / SETPOINT_HEADROOM)
         durations = durations * factor
         solved_u, solved = u, joints
-    k = int(too_fast[0])
-    step = _segment(float(u[k]), total)
-    point = tuple(path.sample(u[k : k + 1])[0].tolist())
+    why = (
+        "the joints cannot follow the line within their velocity limits at {point} before "
+        "planned point {step}"
+    )
+    return _joint_jump(path, float(u[int(too_fast[0])]), total, why), calls
+
+
+def _joint_jump(path: LinePath, u: float, total: int, why: str) -> _SetpointFailure:
+    """A JOINT_JUMP of the setpoint at progress u; `why` names {point} and {step}."""
+    step = _segment(u, total)
+    point = tuple(path.sample(np.array([u]))[0].tolist())
+    text = why.format(point=_point_text(point), step=step)
     return _SetpointFailure(
-        step,
-        PlanStatus.JOINT_JUMP,
-        IkStatus.OK,
-        point,
-        f"step {step} of {total}: the joints cannot follow the line within their velocity "
-        f"limits at {_point_text(point)} before planned point {step}",
-    ), calls
+        step, PlanStatus.JOINT_JUMP, IkStatus.OK, point, f"step {step} of {total}: {text}"
+    )
