@@ -7,7 +7,11 @@ from typing import NamedTuple
 
 
 class IkStatus(IntEnum):
-    """Outcome of one IK solve; the values equal the SolveIK.srv status constants 0..6."""
+    """Outcome of one IK solve; the values equal the SolveIK.srv status constants 0..6.
+
+    >>> IkStatus(2).name, IkStatus.SINGULAR <= IkStatus.SINGULAR < IkStatus.TOO_FAR
+    ('TOO_FAR', True)
+    """
 
     OK = 0
     SINGULAR = 1  # solved, but near full stretch or full fold: callers should slow down
@@ -19,7 +23,11 @@ class IkStatus(IntEnum):
 
 
 class Branch(IntEnum):
-    """Elbow branch rule; the values equal the SolveIK.srv BRANCH_* constants."""
+    """Elbow branch rule; the values equal the SolveIK.srv BRANCH_* constants.
+
+    >>> Branch(1), Branch.ELBOW_DOWN.name.lower()
+    (<Branch.ELBOW_UP: 1>, 'elbow_down')
+    """
 
     CLOSEST = 0  # least joint motion from `current` (MAX_LIMIT_MARGIN without `current`)
     ELBOW_UP = 1  # joint 2 < 0: elbow on the counter-clockwise side of the base->target line
@@ -46,7 +54,11 @@ them: ('closest', 'elbow_up', 'elbow_down', 'max_limit_margin')."""
 
 
 class PlanStatus(IntEnum):
-    """Plan failures that are not an IK status (values do not collide with IkStatus)."""
+    """Plan failures that are not an IK status (values do not collide with IkStatus).
+
+    >>> int(PlanStatus.JOINT_JUMP) in set(IkStatus)
+    False
+    """
 
     JOINT_JUMP = 100  # a step's joints moved more than max_joint_step: a silent branch flip
 
@@ -81,7 +93,11 @@ class IkResult(NamedTuple):
 
     @property
     def ok(self) -> bool:
-        """True when `joints` holds a solution (OK or SINGULAR)."""
+        """True when `joints` holds a solution (OK or SINGULAR).
+
+        >>> IkResult(IkStatus.SINGULAR, (0.0, 0.0), "SINGULAR: at full stretch").ok
+        True
+        """
         return self.status <= IkStatus.SINGULAR
 
     def __eq__(self, other: object) -> bool:
