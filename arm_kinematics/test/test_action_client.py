@@ -90,8 +90,19 @@ def serve_move_arm(graph: RosGraph, release: threading.Event) -> None:
 
 
 def raced_client(graph: RosGraph) -> RacedClient:
+    """A RacedClient whose goal, cancel and result services have each answered once.
+
+    wait_for_server only says the client sees the server; the server may not see the client
+    yet, and a request sent then gets no answer (DDS discovery, not the race under test). One
+    goal sent, canceled and awaited without a hold makes every path known both ways.
+    """
     client = RacedClient(graph.node("race_client"), MoveArm, "race_move_arm")
     wait_for(lambda: client.wait_for_server(timeout_sec=0.1), what="race_move_arm server")
+    warm_up = wait_for_future(client.send_goal_async(MoveArm.Goal()), what="warm-up goal")
+    wait_for_future(warm_up.cancel_goal_async(), what="warm-up cancel")
+    wait_for_future(warm_up.get_result_async(), what="warm-up result")
+    for taken in client.taken.values():
+        taken.clear()
     return client
 
 
