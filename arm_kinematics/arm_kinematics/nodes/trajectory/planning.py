@@ -119,7 +119,7 @@ def _plan_linear(
         Result.JOINT_JUMP if jump else Result.IK_FAILED,
         f"{plan.message}; {step}/{total} of the path is feasible; nothing moved",
         final=start,
-        ik_status=int(plan.ik_status) if not jump else 0,
+        ik_status=int(plan.ik_status),  # a jump: the IK status of the jumping step
         failed_step=step,
         total_steps=total,
         feasible_fraction=plan.feasible_fraction,
