@@ -220,9 +220,16 @@ class PlanarArm(PlanarChain):
         if coincident and up_fit is not None:
             down_fit = None  # one configuration: do not offer it twice
         choice = choose_branch(
-            branch, up_fit, up_margin, down_fit, down_margin, coincident, current,
-            self.joint_kinds, only_reason,
-        )  # fmt: skip
+            branch,
+            up_fit,
+            up_margin,
+            down_fit,
+            down_margin,
+            coincident,
+            current,
+            self.joint_kinds,
+            only_reason,
+        )
         if choice is None:
             return self._limit_failure(branch, up, down, up_fit, down_fit)
         chosen, other, reason = choice

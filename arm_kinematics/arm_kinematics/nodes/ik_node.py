@@ -18,6 +18,7 @@ geometry needs a restart (see nodes/params.py).
 from __future__ import annotations
 
 import array
+import itertools
 import math
 import sys
 import traceback
@@ -335,30 +336,19 @@ class IkNode(Node):
         self, response: SolveIKBatch.Response, results: Sequence[IkResult], count: int
     ) -> None:
         """Per-target statuses, NaN rows for failures; targets after a stop: "not attempted"."""
-        n_joints = len(self.joint_names)
-        nan_row = [math.nan] * n_joints
-        statuses = bytearray([_IK.INVALID_INPUT]) * count
-        positions: list[float] = []
-        manipulability = [0.0] * count
-        first_failure = -1
-        singular = 0
-        # A goal's batch holds thousands of targets: the enum members are read once.
-        solved_ok, solved_singular = IkStatus.OK, IkStatus.SINGULAR
-        for index, result in enumerate(results):
-            status = result.status
-            statuses[index] = status
-            if status is solved_ok or status is solved_singular:
-                positions.extend(result.joints)
-                manipulability[index] = result.manipulability
-                singular += status is solved_singular
-            else:
-                positions.extend(nan_row)
-                if first_failure < 0:
-                    first_failure = index
+        # A goal's batch holds thousands of targets: one list comprehension per field.
         attempted = len(results)
-        positions.extend(nan_row * (count - attempted))
-        if attempted < count and first_failure < 0:
-            first_failure = attempted  # the core stopped without reporting a failure
+        not_attempted = count - attempted
+        nan_row = (math.nan,) * len(self.joint_names)
+        statuses = [result.status for result in results] + [_IK.INVALID_INPUT] * not_attempted
+        rows = [nan_row if result.joints is None else result.joints for result in results]
+        positions = itertools.chain.from_iterable(rows + [nan_row] * not_attempted)
+        manipulability = [result.manipulability for result in results] + [0.0] * not_attempted
+        solved_max = IkStatus.SINGULAR
+        singular = statuses.count(solved_max)
+        first_failure = next(
+            (index for index, status in enumerate(statuses) if status > solved_max), -1
+        )
         response.statuses = bytes(statuses)
         response.positions = array.array("d", positions)
         response.manipulability = array.array("d", manipulability)
