@@ -226,12 +226,6 @@ class TrajectoryNode(Node):
             stopped = run.stopped(self._joint_states.latest())
             if stopped is not None:
                 return stopped
-            heading = (
-                f" heading {math.degrees(move.heading):.2f} deg" if move.heading is not None else ""
-            )
-            self.get_logger().info(
-                f"goal {MODE_NAMES[move.mode]} to ({move.x:.4f}, {move.y:.4f}){heading}"
-            )
             timeout = self.config.trajectory.joint_state_timeout_s
             start = self._joint_states.wait_fresh(timeout, run.wake)
             if start is None:
@@ -288,7 +282,15 @@ class TrajectoryNode(Node):
             self._draw.plan(self.arm.forward(start)[:2], setpoints.tips, self._now())
         )
         timing = run.timing
+        move = run.move
+        assert move is not None
+        heading = (
+            f" heading {math.degrees(move.heading):.2f} deg" if move.heading is not None else ""
+        )
+        # One log line per goal before its result, written once the arm moves: a log call
+        # (stdout and /rosout) before planning would delay the first setpoint.
         self.get_logger().info(
+            f"{run.label} {MODE_NAMES[move.mode]} to ({move.x:.4f}, {move.y:.4f}){heading}: "
             f"planned {total_steps} IK steps ({timing.ik_calls} IK round trips, "
             f"{timing.ik_s * 1000:.1f} ms in all) into {len(setpoints)} setpoints "
             f"({setpoints.duration:.2f} s at {1.0 / self._stream.settings.period:g} Hz); "
