@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import signal
 import sys
 import threading
@@ -62,6 +63,12 @@ def run_nodes(factories: Sequence[Callable[[], Node]], args: list[str] | None = 
                 return 0
         for node in nodes:
             executor.add_node(node)
+        # What start-up built (rclpy, messages, the nodes) lives as long as the process: kept
+        # out of the garbage collector's passes, a full pass no longer walks it in the middle
+        # of a goal. bench_trajectory (bringup): first-setpoint p99 19-25 ms with it, 27-48 ms
+        # without, in alternating runs.
+        gc.collect()
+        gc.freeze()
         while not stop.is_set() and rclpy.ok():
             # Back to Python at least every _STOP_POLL_S, where the signal handlers run.
             executor.spin_once(timeout_sec=_STOP_POLL_S)
