@@ -19,7 +19,9 @@ format: setup
 	$(ENV) && ruff format . && ruff check --fix .
 
 test: lint
-	$(ENV) && ARM_KINEMATICS_REQUIRE_PIP_ONLY=1 python -m pytest arm_kinematics/test $(PYTEST_ARGS)
+	$(ENV) && ARM_KINEMATICS_REQUIRE_PIP_ONLY=1 python -m pytest arm_kinematics/test \
+	  --doctest-modules arm_kinematics/arm_kinematics/kinematics arm_kinematics/arm_kinematics/frames.py \
+	  arm_kinematics/arm_kinematics/bridge $(PYTEST_ARGS)
 
 bench: setup
 	$(ENV) && for b in bench/bench_*.py; do echo "== $$b"; python "$$b" || exit 1; done

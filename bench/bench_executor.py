@@ -41,8 +41,8 @@ from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
-from arm_kinematics.nodes.executor import WorkerBoundExecutor
 from arm_kinematics.nodes.runner import GIL_SWITCH_INTERVAL_S
+from arm_kinematics.rclpy_compat.executor import WorkerBoundExecutor
 
 PERIOD_S = 0.02
 TIMEOUT_S = 120.0

@@ -7,7 +7,7 @@
    the arrival times here (timer + DDS + this subscriber). Jitter = |period - 1/rate|.
 2. Command -> write, IN ONE PROCESS: a HardwareNode on the servokit backend (the real ServoKit /
    PCA9685 code) over the tests' fake I2C bus and a commander node, on one WorkerBoundExecutor
-   (nodes/executor.py) with the GIL switch interval of nodes/runner.py, as the bringup does.
+   (rclpy_compat/executor.py) with the GIL switch interval of nodes/runner.py, as the bringup does.
    Per command (the arm at rest before it): perf_counter from `publish()` to the first PWM
    register write. Interleaved with it, the BASELINE: publish() to the entry of a
    bare subscription callback on the same executor (what rclpy alone costs), and the node's own
@@ -55,9 +55,9 @@ from ros_helpers import installed_executable  # noqa: E402
 
 from arm_kinematics.config import ArmConfig  # noqa: E402
 from arm_kinematics.hardware import ServoKitBackend  # noqa: E402
-from arm_kinematics.nodes.executor import WorkerBoundExecutor  # noqa: E402
 from arm_kinematics.nodes.hardware_node import HardwareNode  # noqa: E402
 from arm_kinematics.nodes.runner import GIL_SWITCH_INTERVAL_S  # noqa: E402
+from arm_kinematics.rclpy_compat.executor import WorkerBoundExecutor  # noqa: E402
 
 TIMEOUT_S = 60.0
 

@@ -13,8 +13,10 @@ Set-up (chosen to measure what users get, and to compare like with like):
   either would measure the client rather than the server.)
 - The calls are interleaved one by one, so machine load drifts hit every service alike.
 
-Targets (issue 3): solve_ik p50 within 1.25x of the Trigger p50; solve_ik_batch of 1,000 targets
-under 20 ms end to end (p50 of the batch calls). The machine is shared: figures are this run's.
+Targets: solve_ik p50 no more than 1.1x the no-work SolveIK service's p50 (issue 12: same message
+types, same executor, so the ratio is what the IK node's own work costs); solve_ik_batch of
+1,000 targets under 20 ms end to end (p50 of the batch calls). The Trigger floor is printed for
+reference. The machine is shared: figures are this run's.
 
 Usage: source scripts/env.sh && python bench/bench_ik_service.py [--calls N] [--strict]
 (--strict: exit 1 when a target is missed.)
@@ -51,7 +53,7 @@ from arm_kinematics_interfaces.srv import SolveIK, SolveIKBatch
 
 TIMEOUT_S = 60.0
 BATCH_SIZE = 1000
-P50_RATIO_TARGET = 1.25
+P50_RATIO_TARGET = 1.1
 BATCH_TARGET_MS = 20.0
 
 
@@ -205,7 +207,7 @@ def measure(calls: int, warmup: int, batches: int) -> bool:
     echo_p50, echo_p99 = percentiles_ms(echo_times)
     solve_p50, solve_p99 = percentiles_ms(solve_times)
     batch_p50, batch_p99 = percentiles_ms(batch_times)
-    ratio = solve_p50 / trigger_p50
+    ratio = solve_p50 / echo_p50
     ratio_ok = ratio <= P50_RATIO_TARGET
     batch_ok = batch_p50 < BATCH_TARGET_MS
     load = os.getloadavg()[0]
@@ -218,11 +220,11 @@ def measure(calls: int, warmup: int, batches: int) -> bool:
     print(f"{'solve_ik, n=' + str(calls):<34}{solve_p50:8.3f}{solve_p99:8.3f}")
     print(
         f"SolveIK types alone / Trigger p50 = {echo_p50 / trigger_p50:.3f}; "
-        f"solve_ik / SolveIK types alone = {solve_p50 / echo_p50:.3f}"
+        f"solve_ik / Trigger p50 = {solve_p50 / trigger_p50:.3f}"
     )
     print(
-        f"solve_ik p50 / Trigger p50 = {ratio:.3f} (target <= {P50_RATIO_TARGET}): "
-        f"{'met' if ratio_ok else 'MISSED'}"
+        f"solve_ik p50 / SolveIK types, no work p50 = {ratio:.3f} "
+        f"(target <= {P50_RATIO_TARGET}): {'met' if ratio_ok else 'MISSED'}"
     )
     print(
         f"solve_ik_batch of {BATCH_SIZE} targets ({solved} solved), n={batches}: "

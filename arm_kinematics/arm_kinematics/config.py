@@ -14,18 +14,16 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 
-if TYPE_CHECKING:
-    from arm_kinematics.kinematics import PlanarArm
+from arm_kinematics.kinematics import BRANCH_NAMES, PlanarArm
 
 # The package folder of the source tree (config/, urdf/ ...), used when not installed.
 _SOURCE_PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 _FRAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/")
-BRANCH_NAMES = ("closest", "elbow_up", "elbow_down", "max_limit_margin")
 BACKENDS = ("sim", "servokit")
 SHUTDOWN_MODES = ("release", "hold")
 
@@ -150,8 +148,6 @@ class ArmConfig:
 
     def make_arm(self) -> PlanarArm:
         """The kinematic model of this arm."""
-        from arm_kinematics.kinematics import PlanarArm
-
         return PlanarArm(
             self.link_lengths,
             joint_limits=self.joint_limits,

@@ -22,8 +22,8 @@ import rclpy
 from rclpy.context import Context
 from rclpy.node import Node
 
-from arm_kinematics.nodes.action_client import destroy_actions
-from arm_kinematics.nodes.executor import WorkerBoundExecutor
+from arm_kinematics.rclpy_compat.action_client import destroy_actions
+from arm_kinematics.rclpy_compat.executor import WorkerBoundExecutor
 
 DEFAULT_TIMEOUT_S = 30.0
 PACKAGE_DIR = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""nodes/action_client.py: goal, cancel and result futures complete even when the answer is
+"""rclpy_compat/action_client.py: goal, cancel and result futures complete even when the answer is
 handled before the client has recorded the request (ros2/rclpy#1123).
 
 The race is made certain, not left to chance: the client is held between sending a request and
@@ -17,7 +17,7 @@ from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from ros_helpers import RosGraph, ros_graph, wait_for, wait_for_future
 
-from arm_kinematics.nodes.action_client import ActionClient
+from arm_kinematics.rclpy_compat.action_client import ActionClient
 from arm_kinematics_interfaces.action import MoveArm
 
 _ANSWER_WAIT_S = 30.0
@@ -90,8 +90,19 @@ def serve_move_arm(graph: RosGraph, release: threading.Event) -> None:
 
 
 def raced_client(graph: RosGraph) -> RacedClient:
+    """A RacedClient whose goal, cancel and result services have each answered once.
+
+    wait_for_server only says the client sees the server; the server may not see the client
+    yet, and a request sent then gets no answer (DDS discovery, not the race under test). One
+    goal sent, canceled and awaited without a hold makes every path known both ways.
+    """
     client = RacedClient(graph.node("race_client"), MoveArm, "race_move_arm")
     wait_for(lambda: client.wait_for_server(timeout_sec=0.1), what="race_move_arm server")
+    warm_up = wait_for_future(client.send_goal_async(MoveArm.Goal()), what="warm-up goal")
+    wait_for_future(warm_up.cancel_goal_async(), what="warm-up cancel")
+    wait_for_future(warm_up.get_result_async(), what="warm-up result")
+    for taken in client.taken.values():
+        taken.clear()
     return client
 
 

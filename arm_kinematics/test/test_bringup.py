@@ -31,12 +31,9 @@ from std_msgs.msg import String
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.description import robot_description
-from arm_kinematics.nodes.action_client import ActionClient
-from arm_kinematics.nodes.bringup import (
-    RobotDescriptionPublisher,
-    absolute_namespace,
-    ros_arguments,
-)
+from arm_kinematics.names import absolute_namespace
+from arm_kinematics.nodes.bringup import RobotDescriptionPublisher, ros_arguments
+from arm_kinematics.rclpy_compat.action_client import ActionClient
 
 CONFIG_2R = PACKAGE_DIR / "config" / "arm.yaml"
 CONFIG_3R = PACKAGE_DIR / "config" / "arm_3r.yaml"

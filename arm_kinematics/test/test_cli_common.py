@@ -15,9 +15,9 @@ from arm_kinematics.cli.common import (
     ClientParser,
     add_target_arguments,
     fill_target,
-    namespace_prefix,
     parse_client_args,
 )
+from arm_kinematics.names import absolute_namespace
 from arm_kinematics.nodes.messages import quaternion_to_heading
 
 
@@ -56,10 +56,22 @@ def test_fill_target_converts_degrees_and_defaults_z_to_the_plane() -> None:
 
 
 @pytest.mark.parametrize(
-    ("given", "expected"), [("", ""), ("/", ""), ("arm1", "/arm1"), ("/arm1/", "/arm1")]
+    ("given", "expected"), [("", "/"), ("/", "/"), ("arm1", "/arm1"), ("/arm1/", "/arm1")]
 )
-def test_namespace_prefix(given: str, expected: str) -> None:
-    assert namespace_prefix(given) == expected
+def test_the_clients_namespace_is_the_one_absolute_namespace(given: str, expected: str) -> None:
+    # One rule for bringup and both clients (names.absolute_namespace); the clients' node in
+    # that namespace resolves 'move_arm' to '/arm1/move_arm' or, without one, '/move_arm'.
+    assert absolute_namespace(given) == expected
+
+
+@pytest.mark.parametrize("client", ["ik_client", "move_arm"])
+def test_a_client_refuses_an_invalid_namespace_before_it_starts_ros(client, capsys) -> None:
+    from arm_kinematics.cli import ik_client, move_arm
+
+    run = {"ik_client": ik_client.run, "move_arm": move_arm.run}[client]
+    command = ["solve", "0.1", "0.0"] if client == "ik_client" else ["0.1", "0.0"]
+    assert run([client, "--namespace", "left arm", *command]) == EXIT_BAD_COMMAND_LINE
+    assert f"{client}: invalid namespace 'left arm'" in capsys.readouterr().err
 
 
 def test_a_closed_pipe_ends_the_client_quietly() -> None:

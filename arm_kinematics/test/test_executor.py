@@ -1,4 +1,4 @@
-"""WorkerBoundExecutor (nodes/executor.py): the executor that every node process spins.
+"""WorkerBoundExecutor (rclpy_compat/executor.py): the executor that every node process spins.
 
 What it must do better than rclpy 7.1's MultiThreadedExecutor: never hand a callback to the
 pool twice nor loop while the workers are busy; and what it must keep: callbacks run in
@@ -21,7 +21,7 @@ from rclpy.context import Context
 from rclpy.node import Node
 from ros_helpers import wait_for
 
-from arm_kinematics.nodes.executor import WorkerBoundExecutor
+from arm_kinematics.rclpy_compat.executor import WorkerBoundExecutor
 
 
 class CountingExecutor(WorkerBoundExecutor):

@@ -613,17 +613,18 @@ def test_default_arm_from_config() -> None:
 
 
 @pytest.mark.parametrize(
-    ("arm", "inlined"),
+    "arm",
     [
-        (ARM_2R, True),
-        (PlanarArm((1.0, 0.8), HALF_TURN_LIMITS), True),
-        (PlanarArm((0.1, 0.08), [(-1.5, 1.5), (-2.8, -0.2)]), True),
-        (PlanarArm((1.0, 0.8), [(-1.0, 2.0), None]), False),  # mixed limits
-        (PlanarArm((1.0, 0.8), [(-1.0, 2.0), (-math.pi, 3.0)]), False),  # a limit at pi
+        ARM_2R,
+        PlanarArm((1.0, 0.8), HALF_TURN_LIMITS),
+        PlanarArm((0.1, 0.08), [(-1.5, 1.5), (-2.8, -0.2)]),
+        PlanarArm((1.0, 0.8), [(-1.0, 2.0), None]),  # mixed limits
+        PlanarArm((1.0, 0.8), [(-1.0, 2.0), (-math.pi, 3.0)]),  # a limit at pi
     ],
 )
-def test_inlined_2r_path_gives_the_general_answer(arm, inlined) -> None:
-    assert arm._fast is inlined
+def test_solve_answers_the_same_whatever_types_carry_the_inputs(arm) -> None:
+    """Python floats, a Branch and a tuple seed give the same answer as numpy floats, an int
+    branch value and a list seed (over the ring, its edges and outside it)."""
     rng = np.random.default_rng(11)
     reach = arm.reach
     for x, y, c1, c2, branch in zip(
@@ -635,6 +636,51 @@ def test_inlined_2r_path_gives_the_general_answer(arm, inlined) -> None:
         strict=True,
     ):
         for current in (None, (c1, c2)):
-            fast = arm.solve(x, y, None, Branch(branch), current)
-            general = arm._solve_any(x, y, None, int(branch), None if current is None else [c1, c2])
-            assert fast == general
+            plain = arm.solve(x, y, None, Branch(branch), current)
+            other = arm.solve(
+                np.float64(x),
+                np.float64(y),
+                None,
+                int(branch),
+                None if current is None else [np.float64(c1), c2],
+            )
+            assert plain == other
+
+
+def test_closest_from_a_pose_gives_back_that_pose() -> None:
+    arm = PlanarArm((1.0, 0.8))
+    rng = np.random.default_rng(3)
+    for q in rng.uniform(-math.pi, math.pi, (1000, 2)).tolist():
+        tip = arm.forward(q)
+        result = arm.solve(tip[0], tip[1], current=q)
+        assert result.ok
+        back = arm.forward(result.joints)
+        assert math.hypot(back[0] - tip[0], back[1] - tip[1]) < 1e-9
+        if abs(math.sin(q[1])) > 1e-3:  # away from full stretch and fold
+            assert arm.joint_delta(q, result.joints) == pytest.approx((0.0, 0.0), abs=1e-7)
+
+
+@pytest.mark.parametrize("branch", list(Branch))
+def test_ring_edges_solve_on_the_edge_within_the_tolerance_and_refuse_beyond(branch) -> None:
+    arm = PlanarArm((1.0, 0.8))
+    inner, outer = arm.ring
+    tolerance = arm.edge_tolerance
+    expected = {
+        inner: IkStatus.SINGULAR,
+        outer: IkStatus.SINGULAR,
+        outer + 0.5 * tolerance: IkStatus.SINGULAR,
+        inner - 0.5 * tolerance: IkStatus.SINGULAR,
+        outer + 2 * tolerance: IkStatus.TOO_FAR,
+        inner - 2 * tolerance: IkStatus.TOO_CLOSE,
+    }
+    for radius, status in expected.items():
+        for angle in np.linspace(-math.pi, math.pi, 25).tolist():
+            x, y = radius * math.cos(angle), radius * math.sin(angle)
+            result = arm.solve(x, y, branch=branch)
+            assert result.status is status, (radius, angle, result.message)
+            if result.ok:
+                edge = inner if radius < 1.0 else outer
+                tip = arm.forward(result.joints)
+                assert math.hypot(tip[0], tip[1]) == pytest.approx(edge, abs=1e-12)
+                if not inner <= radius <= outer:  # solved exactly on the edge
+                    assert result.alternative is None  # one configuration there

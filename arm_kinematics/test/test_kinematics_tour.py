@@ -40,6 +40,13 @@ def test_tour_of_the_default_arm(capsys) -> None:
     assert f"{steps} of {steps} steps feasible (100.0 %)" in out
     speed = config.trajectory.default_speed
     assert f"tool speed {speed:.4f} .. {speed:.4f} m/s" in out
+    # The same planner as the trajectory node: setpoints on the line at the command rate.
+    length = math.hypot(x - hx, y - hy)
+    count = math.ceil(length / (speed / config.trajectory.command_rate_hz) - 1e-9)
+    line = next(line for line in out.splitlines() if " setpoints at " in line)
+    assert line.startswith(f"    {count} setpoints at {config.trajectory.command_rate_hz:g} Hz")
+    assert float(line.split("at most ")[1].split(" m off")[0]) < 1e-9
+    assert line.endswith("1 IK batch call(s)")
 
 
 def test_tour_of_a_3r_arm(capsys) -> None:

@@ -1,4 +1,7 @@
-"""plan_line: straight Cartesian lines with IK per step, failures at the right step, timing."""
+"""plan_line: straight Cartesian lines with IK per step, failures at the right step, timing.
+
+The setpoints that plan_line also makes (with a command period) are tested in test_streaming.py.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +13,9 @@ import pytest
 from arm_kinematics.kinematics import (
     Branch,
     IkStatus,
+    LinePath,
     PlanarArm,
     PlanStatus,
-    line_points,
     plan_line,
     wrap_angle,
 )
@@ -213,12 +216,15 @@ def test_3r_line_with_heading() -> None:
 
 
 def test_heading_is_interpolated_the_short_way_round() -> None:
-    points, fraction = line_points((1.0, 0.0, 3.0), (1.0, 0.1, -3.0), 0.05)
-    assert fraction.tolist() == [0.5, 1.0]
+    path = LinePath((1.0, 0.0), (1.0, 0.1), 3.0, -3.0)
+    points = path.points(path.step_count(0.05))
+    assert len(points) == 2  # u = 0.5 and 1.0
     assert points[0, 2] == pytest.approx(wrap_angle(3.0 + 0.5 * (2 * math.pi - 6.0)))
     assert points[1, 2] == -3.0
     # A heading on one end only is ignored: plain (x, y) points.
-    assert line_points((1.0, 0.0, 3.0), (1.0, 0.1), 0.05)[0].shape == (2, 2)
+    arm = PlanarArm((1.0, 0.8, 0.3))
+    plan = plan_line(arm, (1.0, 0.0, 3.0), (1.0, 0.1), 0.05, arm.solve(1.0, 0.0, 3.0).joints)
+    assert plan.points.shape == (2, 2)
 
 
 def test_continuous_joints_do_not_jump_by_two_pi() -> None:

@@ -1,9 +1,10 @@
-"""Pure tests of the trajectory math: line paths, resampling into setpoints, JOINT moves.
+"""Pure tests of the trajectory math: line paths, setpoints on the line, JOINT moves.
 
 Every setpoint of a LINEAR move must be an IK solution of a point on the line, no joint may
 move more than its velocity limit times the period between two setpoints, and the last setpoint
 must be the goal. Numbers are checked against independent geometry (distance to the line,
-forward kinematics), not against the code's own intermediate values.
+forward kinematics), not against the code's own intermediate values. The setpoints come from
+`plan_line` with a command period, solved by `chain_solver` (what the IK node's batch runs).
 """
 
 from __future__ import annotations
@@ -16,14 +17,17 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from arm_kinematics.config import ArmConfig, default_config_path
-from arm_kinematics.kinematics import Branch, IkStatus, PlanarArm, PlanStatus
-from arm_kinematics.kinematics.joint_plan import joint_move_duration, joint_setpoints
-from arm_kinematics.kinematics.streaming import (
+from arm_kinematics.kinematics import (
+    Branch,
+    IkStatus,
     LinePath,
-    ResampleError,
+    PlanarArm,
+    PlanStatus,
+    chain_solver,
     first_joint_jump,
-    resample_line,
+    plan_line,
 )
+from arm_kinematics.kinematics.joint_plan import joint_move_duration, joint_setpoints
 
 PERIOD = 0.02
 LIMIT = math.radians(120.0)
@@ -42,45 +46,57 @@ def distance_to_line(points: np.ndarray, a: tuple[float, float], b: tuple[float,
     return cross, rel @ direction / length**2
 
 
-def solve_plan(arm: PlanarArm, path: LinePath, start_joints, count: int) -> np.ndarray:
-    """IK of the plan points as the IK node's solve_ik_batch does it (solve_chain)."""
-    points = path.points(count)
-    headings = points[:, 2] if path.use_heading else None
-    results = arm.solve_chain(points[:, 0], points[:, 1], headings, current=start_joints)
-    assert all(r.ok for r in results), [r.message for r in results if not r.ok][:1]
-    return np.array([r.joints for r in results])
+class RecordingSolver:
+    """chain_solver(arm), recording each call's targets and seed; `tamper(call, targets,
+    answers)` may change the answers' joints (to feed the planner a branch flip)."""
+
+    def __init__(self, arm: PlanarArm, tamper=None) -> None:
+        self.solve = chain_solver(arm)
+        self.calls: list[tuple[np.ndarray, tuple | None]] = []
+        self.tamper = tamper
+
+    def __call__(self, points, seed):
+        self.calls.append((points.copy(), seed))
+        answers = self.solve(points, seed)
+        if self.tamper is not None:
+            answers = self.tamper(len(self.calls), points, answers)
+        return answers
 
 
-def resample(
+def plan(
     arm,
-    path,
     start_joints,
-    plan,
+    goal,
     *,
     speed=0.05,
+    max_step=0.001,
     limits=None,
     period=PERIOD,
     max_joint_step=MAX_JUMP,
+    solve=None,
 ):
-    """resample_line with this file's defaults: LIMIT rad/s on every joint, PERIOD, MAX_JUMP."""
-    return resample_line(
+    """plan_line from the tip of `start_joints` with this file's defaults: LIMIT rad/s on
+    every joint, PERIOD, MAX_JUMP. `goal` is (x, y) or (x, y, heading)."""
+    x0, y0, h0 = arm.forward(start_joints)
+    start = (x0, y0, h0) if len(goal) == 3 else (x0, y0)
+    return plan_line(
         arm,
-        path,
+        start,
+        goal,
+        max_step,
         start_joints,
-        plan,
+        solve=solve,
         speed=speed,
-        velocity_limits=limits or [LIMIT] * arm.n_joints,
-        period=period,
+        joint_velocity_limits=limits or [LIMIT] * arm.n_joints,
         max_joint_step=max_joint_step,
+        period=period,
     )
 
 
 def line_setpoints(arm, start_joints, goal, *, speed=0.05, max_step=0.001, limits=None):
-    x0, y0, _ = arm.forward(start_joints)
-    path = LinePath((x0, y0), goal)
-    count = path.step_count(max_step)
-    plan = solve_plan(arm, path, start_joints, count)
-    return path, resample(arm, path, start_joints, plan, speed=speed, limits=limits)
+    result = plan(arm, start_joints, goal, speed=speed, max_step=max_step, limits=limits)
+    assert result.ok, result.message
+    return result, result.setpoints
 
 
 # --- LinePath ----------------------------------------------------------------------------------
@@ -215,10 +231,7 @@ def test_three_joint_arm_follows_the_line_and_turns_the_heading_with_it():
     x0, y0, h0 = arm.forward(start_joints)
     goal = (x0 - 0.03, y0 - 0.02)
     goal_heading = h0 - math.radians(20)
-    path = LinePath((x0, y0), goal, h0, goal_heading)
-    count = path.step_count(0.001, heading_radius=arm.link_lengths[-1])
-    plan = solve_plan(arm, path, start_joints, count)
-    setpoints = resample(arm, path, start_joints, plan, speed=0.02)
+    _, setpoints = line_setpoints(arm, start_joints, (*goal, goal_heading), speed=0.02)
     off, progress = distance_to_line(setpoints.tips, (x0, y0), goal)
     assert off.max() < 1e-9
     # The heading turns in proportion to the distance travelled.
@@ -228,42 +241,127 @@ def test_three_joint_arm_follows_the_line_and_turns_the_heading_with_it():
 
 
 def test_a_coarse_plan_that_skips_the_hole_fails_where_a_setpoint_falls_into_it():
-    # Two plan points on either side of the inner hole (r < 0.2): both reachable, the line
-    # between them is not. The resampling must refuse, naming the segment and the status.
+    # One plan point (the goal) on the far side of the inner hole (r < 0.2): both ends
+    # reachable, the line between them is not. The setpoints must refuse, naming the segment
+    # and the status; nothing is returned to stream.
     arm = PlanarArm((1.0, 0.8))
     start_joints = arm.solve(0.5, 0.1, branch=Branch.ELBOW_DOWN).joints
-    path = LinePath((0.5, 0.1), (-0.5, 0.1))
-    plan = solve_plan(arm, path, start_joints, 1)  # only the goal: the plan cannot see the hole
-    with pytest.raises(ResampleError) as raised:
-        resample(arm, path, start_joints, plan, max_joint_step=math.pi)
-    assert raised.value.status == IkStatus.TOO_CLOSE
-    assert raised.value.step == 0  # between the start and plan point 0
-    x, y = raised.value.point
+    result = plan(arm, start_joints, (-0.5, 0.1), max_step=10.0, max_joint_step=math.pi)
+    assert result.total_steps == 1  # the plan alone cannot see the hole
+    assert result.status == IkStatus.TOO_CLOSE
+    assert result.failed_step == 0  # between the start and plan point 0
+    assert result.setpoints is None
+    x, y = result.failed_point
     assert math.hypot(x, y) < 0.2
+    assert "before planned point 0" in result.message
 
 
-def test_a_plan_that_flips_branch_between_points_is_refused_as_a_joint_jump():
+def test_a_plan_that_flips_branch_at_a_point_is_refused_as_a_joint_jump():
     start_joints = (0.0, math.pi / 4)
     x0, y0, _ = BIG_ARM.forward(start_joints)
-    path = LinePath((x0, y0), (x0 - 0.2, y0))
-    plan = solve_plan(BIG_ARM, path, start_joints, 4)
-    mirrored = BIG_ARM.solve(*path.points(4)[2], branch=Branch.ELBOW_UP)
-    assert mirrored.ok
-    plan[2] = mirrored.joints  # the other elbow at point 2: seeds between 1 and 2 are mixed
-    with pytest.raises(ResampleError) as raised:
-        resample(BIG_ARM, path, start_joints, plan)
-    assert raised.value.status == PlanStatus.JOINT_JUMP
-    assert raised.value.step == 2  # on the way from plan point 1 to the flipped point 2
+    point_2 = (x0 - 0.15, y0)  # plan point 2 of 4 on the 0.2 m line
+
+    def mirror_point_2(call, targets, answers):
+        # The other elbow at plan point 2, as a silently flipping solver would answer.
+        for index, target in enumerate(targets.tolist()):
+            if math.dist(target, point_2) < 1e-12:
+                mirrored = BIG_ARM.solve(*target, branch=Branch.ELBOW_UP)
+                assert mirrored.ok
+                answers.joints[index] = mirrored.joints
+        return answers
+
+    solver = RecordingSolver(BIG_ARM, mirror_point_2)
+    result = plan(BIG_ARM, start_joints, (x0 - 0.2, y0), max_step=0.05, solve=solver)
+    assert result.status == PlanStatus.JOINT_JUMP
+    assert result.failed_step == 2
+    assert result.setpoints is None
+    assert len(solver.calls) == 1  # no further setpoints are solved for a plan that fails
+
+
+def test_a_setpoint_on_another_branch_between_plan_points_is_refused_as_a_joint_jump():
+    start_joints = (0.0, math.pi / 4)
+    x0, y0, _ = BIG_ARM.forward(start_joints)
+    plan_points = [(x0 - 0.05 * i, y0) for i in (1, 2, 3, 4)]
+
+    def mirror_setpoints(call, targets, answers):
+        # The setpoints (the targets between the plan points) from 31 mm on: the other elbow.
+        for index, target in enumerate(targets.tolist()):
+            on_plan = any(math.dist(target, p) < 1e-12 for p in plan_points)
+            if not on_plan and target[0] < x0 - 0.0305:
+                answers.joints[index] = BIG_ARM.solve(*target, branch=Branch.ELBOW_UP).joints
+        return answers
+
+    solver = RecordingSolver(BIG_ARM, mirror_setpoints)
+    result = plan(BIG_ARM, start_joints, (x0 - 0.2, y0), max_step=0.05, solve=solver)
+    assert result.status == PlanStatus.JOINT_JUMP
+    # The first mirrored setpoint is the 31st (31 mm, 1 mm per period): before plan point 0.
+    assert result.failed_step == 0
+    assert result.failed_point == pytest.approx((x0 - 0.031, y0), abs=1e-12)
+    assert "branch flip" in result.message
+    assert result.setpoints is None
+
+
+def test_a_line_no_joint_slows_takes_one_solve_call_with_its_setpoints_in_it():
+    start_joints = (0.0, math.pi / 4)
+    x0, y0, _ = BIG_ARM.forward(start_joints)
+    goal = (x0 - 0.1, y0 + 0.05)
+    solver = RecordingSolver(BIG_ARM)
+    result = plan(BIG_ARM, start_joints, goal, solve=solver)
+    assert result.ok
+    assert result.solve_calls == 1 == len(solver.calls)
+    ((targets, seed),) = solver.calls
+    assert seed == start_joints
+    total = math.ceil(math.hypot(0.1, 0.05) / 0.001)
+    assert result.total_steps == total
+    assert len(targets) == total + len(result.setpoints)
+    # In order along the line (each target seeded by the one before), and the setpoints' own
+    # tips among them: IK at the resampled points.
+    _, progress = distance_to_line(targets, (x0, y0), goal)
+    assert np.all(np.diff(progress) >= 0)
+    for tip in result.setpoints.tips[:, :2]:
+        assert np.min(np.hypot(*(targets - tip).T)) < 1e-9
+
+
+def test_where_a_joint_slows_the_tool_the_setpoints_from_there_take_a_second_call():
+    start_joints = (0.0, math.pi / 4)
+    x0, y0, _ = BIG_ARM.forward(start_joints)
+    solver = RecordingSolver(BIG_ARM)
+    result = plan(BIG_ARM, start_joints, (x0 - 0.1, y0 + 0.05), speed=2.0, solve=solver)
+    assert result.ok
+    assert result.solve_calls == len(solver.calls) == 2
+    (_, first_seed), (targets, second_seed) = solver.calls
+    assert first_seed == start_joints
+    # The joints bind from the first step at 2 m/s: every setpoint is solved again, from the start.
+    assert second_seed == start_joints
+    assert result.setpoints.tips[:, :2] == pytest.approx(targets, abs=1e-9)
+
+
+def test_setpoints_that_come_out_too_fast_are_slowed_by_a_further_call_never_exceeded():
+    # A coarse plan (5 cm between points) into the fast region near full stretch: the joints
+    # are far from linear between plan points, so the first setpoints solved exceed the elbow's
+    # limit somewhere; the planner slows that stretch and solves again.
+    arm = PlanarArm((1.0, 0.8), [(-math.pi, math.pi)] * 2, singularity_margin=0.0)
+    start_joints = arm.solve(1.5, 0.0, branch=Branch.ELBOW_DOWN).joints
+    solver = RecordingSolver(arm)
+    result = plan(
+        arm, start_joints, (1.79, 0.0), speed=0.5, max_step=0.05, max_joint_step=0.6, solve=solver
+    )
+    assert result.ok, result.message
+    assert result.solve_calls == len(solver.calls) > 2
+    setpoints = result.setpoints
+    steps = np.abs(np.diff(np.vstack((start_joints, setpoints.joints)), axis=0))
+    assert steps.max() <= LIMIT * PERIOD * (1 + 1e-12)
+    assert np.abs(setpoints.tips[:, 1]).max() < 1e-9
+    assert setpoints.tips[-1, :2] == pytest.approx((1.79, 0.0), abs=1e-9)
 
 
 @pytest.mark.parametrize(
     ("speed", "period", "message"),
     [(0.0, PERIOD, "speed"), (-1.0, PERIOD, "speed"), (0.05, 0.0, "period")],
 )
-def test_resample_refuses_bad_arguments(speed, period, message):
-    path = LinePath((1.5, 0.5), (1.4, 0.5))
+def test_plan_refuses_bad_speed_or_period(speed, period, message):
     with pytest.raises(ValueError, match=message):
-        resample(BIG_ARM, path, (0.0, 0.5), np.zeros((1, 2)), speed=speed, period=period)
+        plan(BIG_ARM, (0.0, 0.5), (1.4, 0.5), speed=speed, period=period)
 
 
 _DEFAULT_ARM = ArmConfig.from_file()
@@ -282,23 +380,17 @@ def test_every_feasible_line_of_the_default_arm_streams_on_the_line_within_limit
     arm = config.make_arm()
     x1, y1, _ = arm.forward(goal)
     x0, y0, _ = arm.forward(start)
-    path = LinePath((x0, y0), (x1, y1))
-    assume(path.length > 1e-4)
-    count = path.step_count(0.001)
-    points = path.points(count)
-    results = arm.solve_chain(points[:, 0], points[:, 1], current=start, stop_on_failure=True)
-    assume(all(r.ok for r in results) and len(results) == count)
-    plan = np.array([r.joints for r in results])
-    assume(first_joint_jump(arm, start, plan, config.trajectory.max_joint_step)[0] is None)
-    setpoints = resample(
+    assume(math.dist((x0, y0), (x1, y1)) > 1e-4)
+    result = plan(
         arm,
-        path,
         start,
-        plan,
+        (x1, y1),
         speed=speed,
         limits=config.max_velocities,
         max_joint_step=config.trajectory.max_joint_step,
     )
+    assume(result.ok)
+    setpoints = result.setpoints
     off, progress = distance_to_line(setpoints.tips, (x0, y0), (x1, y1))
     assert off.max() < 1e-9
     assert np.all(np.diff(progress) > 0)

@@ -24,10 +24,10 @@ from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
 
 from arm_kinematics.config import ArmConfig
-from arm_kinematics.nodes.action_client import ActionClient
 from arm_kinematics.nodes.hardware_node import HardwareNode
 from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics.nodes.trajectory_node import TrajectoryNode, status_name
+from arm_kinematics.rclpy_compat.action_client import ActionClient
 from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.srv import SolveIK
 

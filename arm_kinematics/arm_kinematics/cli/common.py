@@ -85,12 +85,6 @@ def format_joint_state(msg: Any) -> str:
     )
 
 
-def namespace_prefix(namespace: str) -> str:
-    """'/arm1' for 'arm1', '/arm1/' or '/arm1'; '' for no namespace."""
-    stripped = namespace.strip("/")
-    return "/" + stripped if stripped else ""
-
-
 def client_main(run: Callable[[list[str]], int], argv: Sequence[str] | None = None) -> NoReturn:
     """Exit with `run(argv)`'s code; a closed pipe (`| head`) ends quietly, as shell tools do."""
     try:

@@ -30,15 +30,14 @@ from arm_kinematics.cli.common import (
     fill_target,
     format_joint_state,
     load_client_config,
-    namespace_prefix,
     parse_client_args,
 )
+from arm_kinematics.kinematics.types import BRANCH_NAMES
+from arm_kinematics.names import absolute_namespace
 
 EXIT_SOLVED = 0
 EXIT_REFUSED = EXIT_BAD_COMMAND_LINE  # the node refused, or the command line is wrong
 EXIT_NO_ANSWER = 2
-
-BRANCHES = ("closest", "elbow_up", "elbow_down", "max_limit_margin")
 
 
 def _common_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -85,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_target_arguments(solve, heading_help="required tool heading, DEGREES about z")
     solve.add_argument(
-        "--branch", choices=BRANCHES, default="closest", help="elbow branch (default closest)"
+        "--branch", choices=BRANCH_NAMES, default="closest", help="elbow branch (default closest)"
     )
     solve.add_argument(
         "--seed",
@@ -200,7 +199,7 @@ def run(argv: list[str]) -> int:
             service_type, service_name = SolveIK, "solve_ik"
             request = SolveIK.Request(use_heading=args.heading is not None)
             fill_target(request.target, args, config.plane_z)
-            request.branch = BRANCHES.index(args.branch)
+            request.branch = BRANCH_NAMES.index(args.branch)
             if args.seed:
                 request.seed = joint_state(*parse_joint_values(args.seed, config.joint_names))
         else:
@@ -212,10 +211,14 @@ def run(argv: list[str]) -> int:
         print(f"ik_client: {error}", file=sys.stderr)
         return EXIT_REFUSED
 
-    namespace = namespace_prefix(args.namespace)
+    try:
+        namespace = absolute_namespace(args.namespace)
+    except ValueError as error:
+        print(f"ik_client: {error}", file=sys.stderr)
+        return EXIT_REFUSED
     rclpy.init(args=argv)
     try:
-        node = Node(f"ik_client_{os.getpid()}", namespace=namespace or None)
+        node = Node(f"ik_client_{os.getpid()}", namespace=namespace)
         client = node.create_client(service_type, service_name)
         full_name = node.resolve_service_name(service_name)
         if not client.wait_for_service(timeout_sec=args.timeout):

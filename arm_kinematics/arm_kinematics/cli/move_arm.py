@@ -36,9 +36,9 @@ from arm_kinematics.cli.common import (
     fill_target,
     format_joint_state,
     load_client_config,
-    namespace_prefix,
     parse_client_args,
 )
+from arm_kinematics.names import absolute_namespace
 
 EXIT_SUCCEEDED = 0
 EXIT_FAILED = EXIT_BAD_COMMAND_LINE  # any result but SUCCEEDED, or a wrong command line
@@ -119,7 +119,7 @@ def format_feedback(feedback: Any) -> str:
 
 def print_result(result: Any) -> None:
     from arm_kinematics.nodes.messages import solve_ik_status_name
-    from arm_kinematics.nodes.trajectory_node import status_name
+    from arm_kinematics.nodes.trajectory.goals import status_name
     from arm_kinematics_interfaces.action import MoveArm
 
     print(f"status: {status_name(result.status)} ({result.status})")
@@ -149,7 +149,7 @@ def run(argv: list[str]) -> int:
     from rclpy.node import Node
     from rclpy.signals import SignalHandlerOptions
 
-    from arm_kinematics.nodes.action_client import ActionClient, destroy_actions
+    from arm_kinematics.rclpy_compat.action_client import ActionClient, destroy_actions
     from arm_kinematics_interfaces.action import MoveArm
 
     config = load_client_config(args.config, "move_arm")
@@ -164,7 +164,11 @@ def run(argv: list[str]) -> int:
     goal.use_heading = args.heading is not None
     fill_target(goal.target, args, config.plane_z)
 
-    namespace = namespace_prefix(args.namespace)
+    try:
+        namespace = absolute_namespace(args.namespace)
+    except ValueError as error:
+        print(f"move_arm: {error}", file=sys.stderr)
+        return EXIT_FAILED
     # Ctrl-C sets a flag that the loops below check between spins: it must neither shut the
     # context down before the cancel request has gone out nor interrupt rclpy mid-call.
     interrupted = threading.Event()
@@ -173,10 +177,10 @@ def run(argv: list[str]) -> int:
     executor = SingleThreadedExecutor()
     node = None
     try:
-        node = Node(f"move_arm_{os.getpid()}", namespace=namespace or None)
+        node = Node(f"move_arm_{os.getpid()}", namespace=namespace)
         executor.add_node(node)
         client = ActionClient(node, MoveArm, "move_arm")
-        server = namespace + "/move_arm"
+        server = node.resolve_topic_name("move_arm")  # as rcl_action resolves it
         return _send(_Spinner(executor, interrupted), client, server, goal, args)
     finally:
         # Destroy the node before the context so that the server hears it leave at once.

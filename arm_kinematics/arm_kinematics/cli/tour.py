@@ -124,6 +124,7 @@ def tour(config: ArmConfig) -> list[str]:
         speed=trajectory.default_speed,
         joint_velocity_limits=config.max_velocities,
         max_joint_step=trajectory.max_joint_step,
+        period=1.0 / trajectory.command_rate_hz,
     )
     out.append(
         f"5. Straight line from the home tip ({pose_text(*start[:2])}) to the tip of step 1, "
@@ -150,6 +151,15 @@ def tour(config: ArmConfig) -> list[str]:
             out.append(
                 f"    {name}: peak {math.degrees(peak):.1f} deg/s "
                 f"(limit {math.degrees(limit):.1f} deg/s)"
+            )
+        if plan.setpoints is not None:
+            tips = plan.setpoints.tips[:, :2]
+            (dx, dy), rel = np.subtract(goal[:2], start[:2]), tips - np.asarray(start[:2])
+            offsets = (dx * rel[:, 1] - dy * rel[:, 0]) / math.hypot(dx, dy)
+            out.append(
+                f"    {len(plan.setpoints)} setpoints at {trajectory.command_rate_hz:g} Hz "
+                f"({plan.setpoints.duration:.2f} s), each an IK solution on the line (at most "
+                f"{np.abs(offsets).max():.1e} m off it); {plan.solve_calls} IK batch call(s)"
             )
         for label, index in (("first", 0), ("middle", len(plan.points) // 2), ("last", -1)):
             x, y = plan.points[index][:2]

@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from arm_kinematics.config import ArmConfig, JointConfig
+from arm_kinematics.kinematics import LIMIT_TOLERANCE as LIMIT_TOLERANCE_RAD
 
-#: A command this close outside a joint limit (float noise of an IK result at the limit) is
-#: taken as the limit itself; anything further is rejected. 1e-9 rad is 6e-8 degrees.
-LIMIT_TOLERANCE_RAD = 1e-9
+# A command within the core's LIMIT_TOLERANCE_RAD (1e-9 rad, 6e-8 degrees) outside a joint limit
+# (float noise of an IK result at the limit) is taken as the limit itself; anything further is
+# rejected.
 _SERVO_TOLERANCE_DEG = math.degrees(LIMIT_TOLERANCE_RAD)
 
 

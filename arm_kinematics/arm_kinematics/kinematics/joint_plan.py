@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from arm_kinematics.kinematics.arm import PlanarArm
-from arm_kinematics.kinematics.streaming import Setpoints
+from arm_kinematics.kinematics.planning import Setpoints
 
 
 def joint_move_duration(

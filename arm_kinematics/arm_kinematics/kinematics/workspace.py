@@ -18,7 +18,7 @@ targets it solves, so the drawn region and the IK can never disagree:
 - each grid row is merged into runs of consecutive cells: one rectangle per run
   (`Rectangle`), so a drawing of the region stays a few hundred rectangles.
 
-Only the public API of `PlanarArm` is used: `solve_batch`, `forward`, `joint_limits`,
+Only the public API of `PlanarArm` is used: `solve`, `forward`, `joint_limits`,
 `link_lengths`, `reach`, `singularity_margin`. Radians and metres, base frame.
 """
 
@@ -135,18 +135,71 @@ def _near_singular_joint2(limits: tuple[float, float], margin: float) -> list[fl
     return samples
 
 
-def _reachable_cells(arm: PlanarArm, xs: np.ndarray, ys: np.ndarray, headings: int) -> np.ndarray:
-    """Status per target (uint8 IkStatus): the heading-free solve, then sampled headings (3R)."""
-    status = arm.solve_batch(xs, ys).status.copy()
+def _statuses(
+    arm: PlanarArm, xs: np.ndarray, ys: np.ndarray, heading: float | None = None
+) -> np.ndarray:
+    """The core's IkStatus (uint8) for each target (x, y), with one heading or none."""
+    return np.fromiter(
+        (arm.solve(x, y, heading).status for x, y in zip(xs.tolist(), ys.tolist(), strict=True)),
+        dtype=np.uint8,
+        count=len(xs),
+    )
+
+
+def _wrist_candidates(arm: PlanarArm, xs: np.ndarray, ys: np.ndarray, size: float) -> np.ndarray:
+    """3R: True where a tip might be reached, False where it surely is not (grid order).
+
+    The tip is the wrist plus the last link, so a reachable tip lies within L3 of a point that
+    links 1-2 reach within their limits: the 2R region of the first two links, dilated by L3
+    (and one cell, for the grid). Cells beyond that need no solve at all.
+    """
+    wrist_arm = PlanarArm(arm.link_lengths[:2], arm.joint_limits[:2])
+    count = round(math.sqrt(len(xs)))
+    wrist = (_statuses(wrist_arm, xs, ys) <= IkStatus.SINGULAR).reshape(count, count)
+    radius = arm.link_lengths[2] / size + 1.0
+    reach = math.ceil(radius)
+    padded = np.pad(wrist, reach)
+    candidates = np.zeros_like(wrist)
+    for drow in range(-reach, reach + 1):
+        for dcol in range(-reach, reach + 1):
+            if drow * drow + dcol * dcol <= radius * radius:
+                candidates |= padded[
+                    reach + drow : reach + drow + count, reach + dcol : reach + dcol + count
+                ]
+    return candidates.ravel()
+
+
+def _reachable_cells(
+    arm: PlanarArm, xs: np.ndarray, ys: np.ndarray, headings: int, size: float
+) -> np.ndarray:
+    """Status per target (uint8 IkStatus): 2R the solve itself; 3R the best over headings.
+
+    A 3R target is solved with the heading pointing away from the base, then with each of
+    `headings` headings over a full turn until one solves (OK before SINGULAR). The core's
+    heading-free solve would answer too, but it searches the headings itself and costs ~50x a
+    solve with a given heading, over tens of thousands of cells.
+    """
     if arm.n_joints < 3:
-        return status
-    # A 3R arm: where the away-from-base heading fails but the tip is within the ring, try
-    # every sampled heading; the best status over them (OK before SINGULAR) wins.
-    retry = np.flatnonzero(status > IkStatus.TOO_CLOSE)
-    for heading in np.linspace(-math.pi, math.pi, headings, endpoint=False):
+        return _statuses(arm, xs, ys)
+    status = np.full(len(xs), IkStatus.JOINT_LIMIT, dtype=np.uint8)
+    retry = np.flatnonzero(_wrist_candidates(arm, xs, ys, size))
+    trials = [None, *np.linspace(-math.pi, math.pi, headings, endpoint=False).tolist()]
+    for heading in trials:
         if retry.size == 0:
             break
-        tried = arm.solve_batch(xs[retry], ys[retry], np.full(retry.size, heading)).status
+        cell_x, cell_y = xs[retry], ys[retry]
+        if heading is None:
+            away = np.arctan2(cell_y, cell_x).tolist()
+            tried = np.fromiter(
+                (
+                    arm.solve(x, y, h).status
+                    for x, y, h in zip(cell_x.tolist(), cell_y.tolist(), away, strict=True)
+                ),
+                dtype=np.uint8,
+                count=retry.size,
+            )
+        else:
+            tried = _statuses(arm, cell_x, cell_y, heading)
         solved = tried <= IkStatus.SINGULAR
         status[retry[solved]] = np.minimum(status[retry[solved]], tried[solved])
         retry = retry[status[retry] > IkStatus.SINGULAR]
@@ -216,11 +269,13 @@ def reachable_region(
         raise ValueError(f"cell_size {size:g} m gives {count}x{count} cells, more than 10^6")
     centres = corner + (np.arange(count) + 0.5) * size
     xs, ys = np.meshgrid(centres, centres)
-    status = _reachable_cells(arm, xs.ravel(), ys.ravel(), headings).reshape(count, count)
+    status = _reachable_cells(arm, xs.ravel(), ys.ravel(), headings, size).reshape(count, count)
     reachable = status <= IkStatus.SINGULAR
-    near_singular = status == IkStatus.SINGULAR
+    # What a caller gets by default is the heading-free solve: for 2R that is `status`; for 3R
+    # only the near-singular tips below are solved without a heading.
+    near_singular = (status == IkStatus.SINGULAR) if arm.n_joints < 3 else np.zeros_like(reachable)
     tips = np.asarray(near_singular_tips(arm, size)).reshape(-1, 3)
-    singular = tips[arm.solve_batch(tips[:, 0], tips[:, 1]).status == IkStatus.SINGULAR]
+    singular = tips[_statuses(arm, tips[:, 0], tips[:, 1]) == IkStatus.SINGULAR]
     rows = np.floor((singular[:, 1] - corner) / size).astype(int)
     columns = np.floor((singular[:, 0] - corner) / size).astype(int)
     inside = (rows >= 0) & (rows < count) & (columns >= 0) & (columns < count)

@@ -25,14 +25,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.exceptions import InvalidNamespaceException
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from rclpy.validate_namespace import validate_namespace
 from std_msgs.msg import String
 
 from arm_kinematics.config import BACKENDS, ArmConfig, ConfigError, default_config_path
 from arm_kinematics.description import robot_description
+from arm_kinematics.names import absolute_namespace
 from arm_kinematics.nodes.runner import run_nodes
 
 EXIT_BAD_ARGUMENTS = 2
@@ -103,17 +102,6 @@ def _parser() -> argparse.ArgumentParser:
         "the network)",
     )
     return parser
-
-
-def absolute_namespace(namespace: str) -> str:
-    """'left_arm' or '/left_arm/' -> '/left_arm'; '' or '/' -> '/'. Raises ValueError."""
-    stripped = namespace.strip().rstrip("/")
-    absolute = "/" + stripped.lstrip("/")
-    try:
-        validate_namespace(absolute)
-    except InvalidNamespaceException as error:
-        raise ValueError(f"invalid namespace {namespace!r}: {error}") from None
-    return absolute
 
 
 def ros_arguments(config: Path, hardware: str | None, namespace: str) -> list[str]:

@@ -18,8 +18,10 @@ geometry needs a restart (see nodes/params.py).
 from __future__ import annotations
 
 import array
+import itertools
 import math
 import sys
+import time
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -136,10 +138,14 @@ class IkNode(Node):
         inner, outer = self.arm.ring
         base, z = self.config.base_frame, self.config.plane_z
         stamp = self.get_clock().now().to_msg()
-        workspace = workspace_markers(inner, outer, frame_id=base, z=z, stamp=stamp)
-        region = reachable_region(self.arm)
-        workspace.markers += region_markers(region, frame_id=base, z=z, stamp=stamp)
-        self._workspace_publisher.publish(workspace)
+        self._workspace_publisher.publish(
+            workspace_markers(inner, outer, frame_id=base, z=z, stamp=stamp)
+        )
+        # The region takes 0.3 s (2R) to a few seconds (3R) of solves: computed once the node
+        # spins, so that the services answer meanwhile; then ring and region are latched.
+        self._region_timer = self.create_timer(
+            0.0, self._publish_region, callback_group=MutuallyExclusiveCallbackGroup()
+        )
         self.create_timer(
             _MARKER_PERIOD_S,
             self._publish_request_markers,
@@ -153,6 +159,22 @@ class IkNode(Node):
             f"'{self.config.base_frame}', "
             f"default branch {self.config.default_branch}; serving solve_ik, solve_ik_batch, "
             "compute_fk"
+        )
+
+    def _publish_region(self) -> None:
+        self._region_timer.cancel()
+        inner, outer = self.arm.ring
+        base, z = self.config.base_frame, self.config.plane_z
+        started = time.monotonic()
+        region = reachable_region(self.arm)
+        stamp = self.get_clock().now().to_msg()
+        workspace = workspace_markers(inner, outer, frame_id=base, z=z, stamp=stamp)
+        workspace.markers += region_markers(region, frame_id=base, z=z, stamp=stamp)
+        self._workspace_publisher.publish(workspace)
+        self.get_logger().info(
+            f"reachable region within the joint limits on ik_markers: "
+            f"{int(region.reachable.sum())} cells of {region.cell_size * 1000:.1f} mm "
+            f"({time.monotonic() - started:.1f} s)"
         )
 
     # --- solve_ik ------------------------------------------------------------------------------
@@ -333,27 +355,19 @@ class IkNode(Node):
         self, response: SolveIKBatch.Response, results: Sequence[IkResult], count: int
     ) -> None:
         """Per-target statuses, NaN rows for failures; targets after a stop: "not attempted"."""
-        n_joints = len(self.joint_names)
-        nan_row = [math.nan] * n_joints
-        statuses = bytearray([_IK.INVALID_INPUT]) * count
-        positions: list[float] = []
-        manipulability = [0.0] * count
-        first_failure = -1
-        singular = 0
-        for index, result in enumerate(results):
-            statuses[index] = result.status
-            if result.ok and result.joints is not None:
-                positions.extend(result.joints)
-                manipulability[index] = result.manipulability
-                singular += result.status == IkStatus.SINGULAR
-            else:
-                positions.extend(nan_row)
-                if first_failure < 0:
-                    first_failure = index
+        # A goal's batch holds thousands of targets: one list comprehension per field.
         attempted = len(results)
-        positions.extend(nan_row * (count - attempted))
-        if attempted < count and first_failure < 0:
-            first_failure = attempted  # the core stopped without reporting a failure
+        not_attempted = count - attempted
+        nan_row = (math.nan,) * len(self.joint_names)
+        statuses = [result.status for result in results] + [_IK.INVALID_INPUT] * not_attempted
+        rows = [nan_row if result.joints is None else result.joints for result in results]
+        positions = itertools.chain.from_iterable(rows + [nan_row] * not_attempted)
+        manipulability = [result.manipulability for result in results] + [0.0] * not_attempted
+        solved_max = IkStatus.SINGULAR
+        singular = statuses.count(solved_max)
+        first_failure = next(
+            (index for index, status in enumerate(statuses) if status > solved_max), -1
+        )
         response.statuses = bytes(statuses)
         response.positions = array.array("d", positions)
         response.manipulability = array.array("d", manipulability)

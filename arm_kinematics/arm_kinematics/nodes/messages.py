@@ -21,7 +21,7 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Pose, PoseStamped, Quaternion
 from sensor_msgs.msg import JointState
 
-from arm_kinematics.config import BRANCH_NAMES as DEFAULT_BRANCH_CHOICES
+from arm_kinematics.kinematics import BRANCH_NAMES as BRANCH_RULE_NAMES
 from arm_kinematics_interfaces.srv import ComputeFK, SolveIK
 
 #: Largest deviation of a quaternion's norm from 1, and of its roll and pitch from 0 (radians),
@@ -53,9 +53,10 @@ SOLVE_IK_STATUS_NAMES = _constant_names(
 COMPUTE_FK_STATUS_NAMES = _constant_names(
     ComputeFK.Response, ("OK", "UNKNOWN_JOINT", "MISSING_JOINT", "INVALID_INPUT")
 )
-#: SolveIK BRANCH_* value -> lower-case branch name as in the `default_branch` parameter.
+#: SolveIK BRANCH_* value -> lower-case branch name as in the `default_branch` parameter (the
+#: names are the core's `BRANCH_NAMES`).
 BRANCH_NAMES = {
-    getattr(SolveIK.Request, f"BRANCH_{name.upper()}"): name for name in DEFAULT_BRANCH_CHOICES
+    getattr(SolveIK.Request, f"BRANCH_{name.upper()}"): name for name in BRANCH_RULE_NAMES
 }
 
 

@@ -34,11 +34,11 @@ from arm_kinematics.bridge.protocol import ProtocolError
 from arm_kinematics.bridge.security import BridgeSettings
 from arm_kinematics.bridge.server import BridgeServer, Session, call_soon_threadsafe
 from arm_kinematics.bridge.throttle import Throttle
-
-# The one import of the race-free ActionClient (see its module).
-from arm_kinematics.nodes.action_client import ActionClient, destroy_actions
 from arm_kinematics.nodes.params import ParameterStartupError
 from arm_kinematics.nodes.runner import NodeStartupError, run_node
+
+# The one import of the race-free ActionClient (see its module).
+from arm_kinematics.rclpy_compat.action_client import ActionClient, destroy_actions
 
 MAX_CALLS_IN_FLIGHT = 32  # per connection: service calls and goals waiting for an answer
 MAX_SUBSCRIPTIONS = 32  # per connection (each is an rclpy subscription)

@@ -1,12 +1,16 @@
 """rclpy 7.1 action workarounds: an ActionClient whose futures always complete, and the
 destruction of a node's action servers and clients, which rclpy's destroy_node skips.
 
+Upstream: ros2/rclpy#1123, fixed by ros2/rclpy#1308 (released in rclpy 7.1.6 for Jazzy, as
+ros2/rclpy#1517, and 9.1.2 for Kilted). For: rclpy 7.1.0 to 7.1.5. Mind the wheels: the PyPI
+wheel `ros-rclpy` 7.1.6 holds rclpy 7.1.5 (its package.xml says so), without the fix; the check
+below reads that package.xml. `destroy_actions` has no upstream fix that we know of (rclpy
+7.1.x, check).
 
 rclpy 7.1's ActionClient sends a request and only then records the future that waits for its
 answer. When an executor spins in another thread (a test graph, a GUI, a node that sends goals
 from a timer), the answer can be handled in between: rclpy logs "Ignoring unexpected goal
-response" and the future never completes (ros2/rclpy#1123; fixed upstream by ros2/rclpy#1308,
-not in the Jazzy 7.1.6 wheels). We met it in bench_trajectory on a loaded machine.
+response" and the future never completes. We met it in bench_trajectory on a loaded machine.
 
 `ActionClient` here sends each request under a lock and lets an answer be handled only once
 that lock is free, i.e. once the request's future is recorded. The rest is rclpy's.
@@ -20,6 +24,12 @@ from typing import Any
 from rclpy.action import ActionClient as RclpyActionClient
 from rclpy.action import ActionServer
 from rclpy.node import Node
+
+from arm_kinematics.rclpy_compat import warn_if_fixed
+
+#: First rclpy release of each major line with ros2/rclpy#1308.
+FIXED_IN: dict[int, tuple[int, ...] | None] = {7: (7, 1, 6), 9: (9, 1, 2)}
+warn_if_fixed("arm_kinematics.rclpy_compat.action_client.ActionClient", "ros2/rclpy#1308", FIXED_IN)
 
 
 class ActionClient(RclpyActionClient):

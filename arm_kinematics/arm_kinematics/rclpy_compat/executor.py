@@ -1,5 +1,9 @@
 """The multi-threaded executor every node process (and the in-process test graphs) spins.
 
+Upstream: ros2/rclpy#1452, fixed by ros2/rclpy#1547 (merged into rolling in November 2025).
+For: rclpy 7.1.x (Jazzy). No Jazzy release up to 7.1.9 lists the fix in its changelog, so the
+first 7.1.x with it is not known yet: check the changelog, then set FIXED_IN below.
+
 Why not rclpy's own: in rclpy 7.1 (ROS 2 Jazzy), `MultiThreadedExecutor` hands every ready
 callback to its thread pool at once. While all workers are busy (a running MoveArm goal keeps
 one for the whole move), a handed-over callback waits in the pool's queue; the executor's wait
@@ -29,6 +33,14 @@ from rclpy.executors import (
     TimeoutObject,
 )
 from rclpy.task import Task
+
+from arm_kinematics.rclpy_compat import warn_if_fixed
+
+#: First rclpy release of each major line with ros2/rclpy#1547 (None: none known yet).
+FIXED_IN: dict[int, tuple[int, ...] | None] = {7: None}
+warn_if_fixed(
+    "arm_kinematics.rclpy_compat.executor.WorkerBoundExecutor", "ros2/rclpy#1547", FIXED_IN
+)
 
 DEFAULT_THREADS = 4
 """Workers: a running goal holds one, a preempting goal a second; two serve everything else."""

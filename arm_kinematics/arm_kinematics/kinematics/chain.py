@@ -1,0 +1,433 @@
+"""The planar serial chain: its validated geometry, forward kinematics, Jacobian and limits.
+
+Conventions: lengths in metres, angles in radians, joint angles relative (link i's absolute
+angle is the sum of joints 1..i; 0 means link i is in line with link i-1, link 1 along +x of the
+base frame), counter-clockwise positive seen from +z. A pose is `(x, y, heading)` in the base
+frame, heading being the absolute angle of the last link.
+
+Joint limits: `None` (or a `None` or `(-inf, inf)` pair) is a continuous joint; its angles are
+wrapped to (-pi, pi] and its motion is measured the short way round. A limited joint's angle is
+the value within its limits among `angle + k * 2 pi` (the one nearest a reference when several
+fit), motion measured directly. An angle up to LIMIT_TOLERANCE (1e-9 rad) outside a limit counts
+as within it and is kept as computed, never clamped: near full stretch a target at a limit is
+ill-conditioned (rounding of 1e-16 m in the target moves the angles by up to ~1e-8 rad).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .angles import TAU, wrap_angle
+
+LIMIT_TOLERANCE = 1e-9
+"""rad: an angle this close outside a joint limit counts as within it (rounding; not clamped)."""
+MIN_LINK_LENGTH = 1e-9
+"""m: the shortest supported link (keeps the closed forms clear of underflow)."""
+MAX_LINK_LENGTH = 1e9
+"""m: the longest supported link (keeps the closed forms clear of overflow)."""
+
+CONTINUOUS, NARROW, WIDE = "continuous", "narrow", "wide"
+"""Kinds of joint: no limits; limits less than a turn apart; limits a turn or more apart."""
+
+
+def as_number(value: Any) -> float | None:
+    """float(value) for a real number (any finiteness, numpy scalars too), else None.
+
+    >>> as_number(2), as_number("2"), as_number(True)
+    (2.0, None, None)
+    """
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str | bytes | bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def joint_motion(
+    from_joints: Sequence[float], to_joints: Sequence[float], kinds: Sequence[str]
+) -> tuple[float, ...]:
+    """Per-joint motion `to - from` (rad), the short way round for continuous joints.
+
+    >>> [round(d, 3) for d in joint_motion((3.0, 3.0), (-3.0, -3.0), (CONTINUOUS, NARROW))]
+    [0.283, -6.0]
+    """
+    return tuple(
+        [
+            wrap_angle(b - a) if kind == CONTINUOUS else b - a
+            for a, b, kind in zip(from_joints, to_joints, kinds, strict=True)
+        ]
+    )
+
+
+def shift_range(angle: float, lo: float, hi: float) -> tuple[float, float]:
+    """The k for which `angle + k * 2 pi` (rad) lies within [lo, hi] (LIMIT_TOLERANCE of slack):
+    (k_min, k_max), +-inf on an unbounded side, k_min > k_max when no shift fits.
+
+    >>> shift_range(2.5 * math.pi, -math.pi / 2, math.pi / 2)
+    (-1, -1)
+    >>> shift_range(math.pi, -1.0, 1.0)
+    (0, -1)
+    """
+    k_min = -math.inf if lo == -math.inf else math.ceil((lo - LIMIT_TOLERANCE - angle) / TAU)
+    k_max = math.inf if hi == math.inf else math.floor((hi + LIMIT_TOLERANCE - angle) / TAU)
+    return k_min, k_max
+
+
+class PlanarChain:
+    """The model of a planar serial arm of n >= 2 revolute joints, one link after each joint.
+
+    Args:
+        link_lengths: link lengths L1..Ln, metres, each finite and > 0 (and within
+            [MIN_LINK_LENGTH, MAX_LINK_LENGTH] = [1e-9, 1e9] m).
+        joint_limits: None (every joint continuous) or one `(min, max)` pair per joint, radians
+            (a pair may be None or use +-inf for an unbounded side).
+        singularity_margin: IK flags SINGULAR when |sin(joint 2)| of the (wrist) 2R solve is
+            below this; 0 <= margin < 1.
+        edge_tolerance: metres; a target (wrist point for 3R) this close outside the reachable
+            ring is solved on its edge and flagged SINGULAR.
+        joint_names: optional names used in messages ("joint 1".. by default).
+
+    Raises:
+        ValueError: naming the bad value.
+
+    >>> chain = PlanarChain((1.0, 0.8), [(-math.pi / 2, math.pi / 2), None])
+    >>> chain.n_joints, chain.reach, chain.ring
+    (2, 1.8, (0.19999999999999996, 1.8))
+    >>> PlanarChain((1.0, -0.8))
+    Traceback (most recent call last):
+    ValueError: link length 2 = -0.8 must be finite and > 0
+    """
+
+    def __init__(
+        self,
+        link_lengths: Sequence[float],
+        joint_limits: Sequence[tuple[float, float] | None] | None = None,
+        *,
+        singularity_margin: float = 0.02,
+        edge_tolerance: float = 1e-6,
+        joint_names: Sequence[str] | None = None,
+    ) -> None:
+        lengths = _checked_lengths(link_lengths)
+        n = len(lengths)
+        self.link_lengths: tuple[float, ...] = lengths
+        self.n_joints: int = n
+        self.reach: float = math.fsum(lengths)
+        """The tip's largest distance from the base, metres."""
+        self.ring: tuple[float, float] = (max(0.0, 2.0 * max(lengths) - self.reach), self.reach)
+        """Tip distances from the base that some configuration reaches, metres (n joints)."""
+        l1, l2 = lengths[0], lengths[1]
+        self.ring_12: tuple[float, float] = (abs(l1 - l2), l1 + l2)
+        """Distances from the base that the end of link 2 reaches, metres: the ring of the 2R
+        part (for 3R, of the wrist point)."""
+        self.joint_limits: tuple[tuple[float, float], ...] = _checked_limits(joint_limits, n)
+        self._lows = tuple(lo for lo, _ in self.joint_limits)
+        self._highs = tuple(hi for _, hi in self.joint_limits)
+        self.joint_kinds: tuple[str, ...] = tuple(
+            _limit_kind(lo, hi) for lo, hi in self.joint_limits
+        )
+        """CONTINUOUS, NARROW or WIDE per joint."""
+        self.has_limits: bool = any(kind != CONTINUOUS for kind in self.joint_kinds)
+        self.shifts_can_fit: bool = any(
+            kind != CONTINUOUS
+            and (lo - LIMIT_TOLERANCE <= -math.pi or hi + LIMIT_TOLERANCE > math.pi)
+            for kind, (lo, hi) in zip(self.joint_kinds, self.joint_limits, strict=True)
+        )
+        """True when some joint's limits reach (-pi, pi]'s ends: an angle in (-pi, pi] may then
+        fit its limits only once moved by k * 2 pi (`fit_into_limits`); else it fits as it is
+        or not at all."""
+        margin = as_number(singularity_margin)
+        if margin is None or not 0.0 <= margin < 1.0:
+            raise ValueError(f"singularity_margin {singularity_margin!r} must be in [0, 1)")
+        tolerance = as_number(edge_tolerance)
+        if tolerance is None or not (math.isfinite(tolerance) and tolerance >= 0.0):
+            raise ValueError(f"edge_tolerance {edge_tolerance!r} must be finite and >= 0")
+        self.singularity_margin: float = margin
+        self.edge_tolerance: float = tolerance
+        if joint_names is None:
+            names = tuple(f"joint {i + 1}" for i in range(n))
+        else:
+            names = tuple(str(name) for name in joint_names)
+            if len(names) != n:
+                raise ValueError(f"joint_names {joint_names!r} must give {n} names")
+        self.joint_names: tuple[str, ...] = names
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(link_lengths={self.link_lengths!r}, "
+            f"joint_limits={self.joint_limits!r}, "
+            f"singularity_margin={self.singularity_margin!r}, "
+            f"edge_tolerance={self.edge_tolerance!r})"
+        )
+
+    # --- forward kinematics ---------------------------------------------------------------
+
+    def checked_joints(self, joints: Any) -> tuple[float, ...]:
+        """`joints` as n finite floats (rad); ValueError naming the value else.
+
+        >>> PlanarChain((1.0, 0.8)).checked_joints([0, 1])
+        (0.0, 1.0)
+        """
+        try:
+            values = tuple(float(q) for q in joints)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"joints {joints!r} must be {self.n_joints} numbers") from None
+        if len(values) != self.n_joints:
+            raise ValueError(
+                f"joints {joints!r} has {len(values)} values, the arm has {self.n_joints} joints"
+            )
+        if not all(math.isfinite(q) for q in values):
+            raise ValueError(f"joints {values!r} must be finite")
+        return values
+
+    def frames(self, joints: Sequence[float]) -> list[tuple[float, float, float]]:
+        """Every frame from the base to the tip as (x, y, heading) (m, m, rad in (-pi, pi]),
+        n+1 entries, base first.
+
+        The product of one homogeneous transform per link, Rot_z(theta_i) * Trans_x(L_i),
+        kept as (x, y, cos, sin) of the running transform.
+
+        >>> chain = PlanarChain((1.0, 0.8))
+        >>> [tuple(round(v, 4) for v in f) for f in chain.frames((0.0, math.pi / 2))]
+        [(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (1.0, 0.8, 1.5708)]
+
+        Raises:
+            ValueError: wrong number of joints or a non-finite value.
+        """
+        values = self.checked_joints(joints)
+        x = y = 0.0
+        c, s = 1.0, 0.0
+        result = [(0.0, 0.0, 0.0)]
+        for theta, length in zip(values, self.link_lengths, strict=True):
+            ct, st = math.cos(theta), math.sin(theta)
+            c, s = c * ct - s * st, s * ct + c * st
+            x += length * c
+            y += length * s
+            result.append((x, y, math.atan2(s, c)))
+        return result
+
+    def forward(self, joints: Sequence[float]) -> tuple[float, float, float]:
+        """The tip's (x, y, heading) in the base frame (m, m, rad in (-pi, pi]).
+
+        The reference arm: links 1.0 and 0.8 m, joints 30 and 45 degrees.
+
+        >>> x, y, heading = PlanarChain((1.0, 0.8)).forward((math.radians(30), math.radians(45)))
+        >>> round(x, 4), round(y, 4), round(math.degrees(heading), 6)
+        (1.0731, 1.2727, 75.0)
+        """
+        return self.frames(joints)[-1]
+
+    def jacobian(self, joints: Sequence[float]) -> np.ndarray:
+        """Geometric Jacobian (3, n): rows d x, d y (m/rad) and d heading (1) of the tip per
+        joint; column i is (-(y_tip - y_i), x_tip - x_i, 1) for joint i at (x_i, y_i).
+
+        >>> PlanarChain((1.0, 0.8)).jacobian((0.0, 0.0)).round(6).tolist()
+        [[-0.0, -0.0], [1.8, 0.8], [1.0, 1.0]]
+        """
+        frames = self.frames(joints)
+        tip_x, tip_y, _ = frames[-1]
+        jac = np.empty((3, self.n_joints))
+        for i in range(self.n_joints):
+            ox, oy, _ = frames[i]
+            jac[0, i] = -(tip_y - oy)
+            jac[1, i] = tip_x - ox
+            jac[2, i] = 1.0
+        return jac
+
+    def manipulability(self, joints: Sequence[float]) -> float:
+        """Yoshikawa manipulability sqrt(det(Jp Jp^T)) of the position rows Jp (m^2).
+
+        For 2R it equals L1 * L2 * |sin(theta_2)|; 0 at full stretch or full fold.
+
+        >>> round(PlanarChain((1.0, 0.8)).manipulability((0.3, math.pi / 2)), 12)
+        0.8
+        """
+        return manipulability_of_frames(self.frames(joints))
+
+    # --- limits ---------------------------------------------------------------------------
+
+    def within_limits(self, joints: Sequence[float]) -> bool:
+        """True when every joint (rad) lies within its limits (LIMIT_TOLERANCE rad of slack).
+
+        >>> chain = PlanarChain((1.0, 0.8), [(-1.0, 1.0), (-1.0, 1.0)])
+        >>> chain.within_limits((0.5, 1.0 + 1e-10)), chain.within_limits((0.5, 1.1))
+        (True, False)
+        """
+        values = self.checked_joints(joints)
+        return all(
+            lo - LIMIT_TOLERANCE <= q <= hi + LIMIT_TOLERANCE
+            for q, (lo, hi) in zip(values, self.joint_limits, strict=True)
+        )
+
+    def joint_delta(self, from_joints: Sequence[float], to_joints: Sequence[float]) -> tuple:
+        """Per-joint motion to - from, radians: short way round for continuous joints.
+
+        >>> [round(d, 3) for d in PlanarChain((1.0, 0.8)).joint_delta((3.0, 0.0), (-3.0, 0.5))]
+        [0.283, 0.5]
+        """
+        return joint_motion(
+            self.checked_joints(from_joints), self.checked_joints(to_joints), self.joint_kinds
+        )
+
+    def unwrap_near(self, joints: Sequence[float], reference: Sequence[float]) -> tuple[float, ...]:
+        """`joints` with each continuous joint moved by k * 2 pi to lie nearest `reference`.
+
+        Limited joints are returned unchanged (their angle is absolute). Radians.
+
+        >>> chain = PlanarChain((1.0, 0.8), [None, (-1.0, 1.0)])
+        >>> [round(q, 3) for q in chain.unwrap_near((-3.0, 0.5), (3.0, 0.0))]
+        [3.283, 0.5]
+        """
+        values = self.checked_joints(joints)
+        ref = self.checked_joints(reference)
+        return tuple(
+            q + round((r - q) / TAU) * TAU if kind == CONTINUOUS else q
+            for q, r, kind in zip(values, ref, self.joint_kinds, strict=True)
+        )
+
+    def fit_into_limits(
+        self, joints: Sequence[float], reference: Sequence[float]
+    ) -> tuple[float, ...] | None:
+        """`joints` (rad) with each limited joint moved by k * 2 pi into its limits (nearest
+        `reference` when several shifts fit), or None when some joint cannot be.
+
+        >>> chain = PlanarChain((1.0, 0.8), [(0.0, 7.0), (-1.0, 1.0)])
+        >>> [round(q, 3) for q in chain.fit_into_limits((-3.0, 0.5), (0.0, 0.0))]
+        [3.283, 0.5]
+        >>> chain.fit_into_limits((0.0, 2.0), (0.0, 0.0)) is None
+        True
+        """
+        fitted = tuple(joints)
+        for index, (q, (lo, hi), kind) in enumerate(
+            zip(joints, self.joint_limits, self.joint_kinds, strict=True)
+        ):
+            if kind == CONTINUOUS or (kind == NARROW and lo <= q <= hi):
+                continue  # the common case: as it is
+            k_min, k_max = shift_range(q, lo, hi)
+            if k_min > k_max:
+                return None
+            turns = min(max(round((reference[index] - q) / TAU), k_min), k_max)
+            fitted = (*fitted[:index], q + turns * TAU, *fitted[index + 1 :])
+        return fitted
+
+    def limit_margin(self, joints: Sequence[float]) -> float:
+        """The smallest distance (rad) of any joint to one of its limits: negative when a joint
+        is outside them, inf when no joint has limits. The MAX_LIMIT_MARGIN branch rule ranks
+        elbows by it, and a joint within LIMIT_TOLERANCE outside a limit counts as within.
+
+        >>> round(PlanarChain((1.0, 0.8), [(-1.5, 1.5), None]).limit_margin((0.5, -1.2)), 6)
+        1.0
+        """
+        margin = math.inf
+        # zip without its strict keyword: passing a keyword to zip costs more than this
+        # two-joint loop (the lengths are checked where the joints come in).
+        for q, lo, hi in zip(joints, self._lows, self._highs):  # noqa: B905
+            if q - lo < margin:
+                margin = q - lo
+            if hi - q < margin:
+                margin = hi - q
+        return margin
+
+    def limit_violation(self, joints: Sequence[float]) -> tuple[int, float] | None:
+        """(index, angle) of the first joint that no 2 pi shift brings into its limits, or None.
+
+        >>> PlanarChain((1.0, 0.8), [(-1.0, 1.0), (-1.0, 1.0)]).limit_violation((0.5, 2.0))
+        (1, 2.0)
+        """
+        for index, (q, (lo, hi), kind) in enumerate(
+            zip(joints, self.joint_limits, self.joint_kinds, strict=True)
+        ):
+            if kind == CONTINUOUS:
+                continue
+            k_min, k_max = shift_range(q, lo, hi)
+            if k_min > k_max:
+                return index, q
+        return None
+
+
+def manipulability_of_frames(frames: Sequence[Sequence[float]]) -> float:
+    """sqrt(det(Jp Jp^T)) (m^2) from the positions (x, y, ...) of the joints and the tip, base
+    first, in metres (as `PlanarChain.frames` gives them; only x and y are read).
+
+    Cauchy-Binet: det(Jp Jp^T) is the sum of the squared 2x2 minors of Jp, and the minor of
+    columns i, j is the cross product of (tip - origin_i) and (tip - origin_j).
+
+    >>> manipulability_of_frames([(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (1.0, 0.8, 1.5708)])
+    0.8
+    """
+    tip_x, tip_y = frames[-1][0], frames[-1][1]
+    total = 0.0
+    seen: list[tuple[float, float]] = []  # tip - origin of the joints before this one
+    for frame in frames[:-1]:
+        ax, ay = tip_x - frame[0], tip_y - frame[1]
+        for bx, by in seen:
+            cross = bx * ay - by * ax
+            total += cross * cross
+        seen.append((ax, ay))
+    return math.sqrt(total)
+
+
+def _limit_kind(lo: float, hi: float) -> str:
+    if lo == -math.inf and hi == math.inf:
+        return CONTINUOUS
+    return WIDE if hi - lo >= TAU else NARROW
+
+
+def _checked_lengths(link_lengths: Any) -> tuple[float, ...]:
+    if isinstance(link_lengths, str | bytes):
+        raise ValueError(f"link_lengths {link_lengths!r} must be a sequence of numbers")
+    try:
+        raw = list(link_lengths)
+    except TypeError:
+        raise ValueError(f"link_lengths {link_lengths!r} must be a sequence of numbers") from None
+    if len(raw) < 2:
+        raise ValueError(f"link_lengths {raw!r} must give at least 2 links")
+    lengths = []
+    for index, value in enumerate(raw):
+        length = as_number(value)
+        if length is None or not math.isfinite(length) or length <= 0.0:
+            raise ValueError(f"link length {index + 1} = {value!r} must be finite and > 0")
+        if not MIN_LINK_LENGTH <= length <= MAX_LINK_LENGTH:
+            raise ValueError(
+                f"link length {index + 1} = {value!r} m is outside the supported range "
+                f"[{MIN_LINK_LENGTH:g}, {MAX_LINK_LENGTH:g}] m"
+            )
+        lengths.append(length)
+    return tuple(lengths)
+
+
+def _checked_limits(joint_limits: Any, n: int) -> tuple[tuple[float, float], ...]:
+    if joint_limits is None:
+        return ((-math.inf, math.inf),) * n
+    try:
+        pairs = list(joint_limits)
+    except TypeError:
+        raise ValueError(f"joint_limits {joint_limits!r} must be (min, max) pairs") from None
+    if len(pairs) != n:
+        raise ValueError(f"joint_limits {joint_limits!r} must give {n} (min, max) pairs")
+    limits = []
+    for index, pair in enumerate(pairs):
+        if pair is None:
+            limits.append((-math.inf, math.inf))
+            continue
+        try:
+            lo_raw, hi_raw = pair
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"joint {index + 1} limits {pair!r} must be a (min, max) pair"
+            ) from None
+        lo, hi = as_number(lo_raw), as_number(hi_raw)
+        if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
+            raise ValueError(f"joint {index + 1} limits {pair!r} must be numbers")
+        if lo > hi:
+            raise ValueError(f"joint {index + 1} limits {pair!r}: min {lo} > max {hi}")
+        if lo == math.inf or hi == -math.inf:
+            raise ValueError(f"joint {index + 1} limits {pair!r} exclude every angle")
+        limits.append((lo, hi))
+    return tuple(limits)

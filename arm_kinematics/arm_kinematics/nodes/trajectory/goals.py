@@ -1,0 +1,245 @@
+"""A MoveArm goal from acceptance to its outcome: validation, admission and preemption.
+
+No rclpy here (message types only): the node passes goals in and turns outcomes into
+MoveArm results. Units: metres, radians, seconds (monotonic).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+
+from arm_kinematics.config import ArmConfig
+from arm_kinematics.nodes.messages import OrientationError, quaternion_to_heading
+from arm_kinematics_interfaces.action import MoveArm
+
+Result = MoveArm.Result
+
+#: MoveArm result status value -> constant name.
+STATUS_NAMES = {
+    getattr(Result, name): name
+    for name in (
+        "SUCCEEDED",
+        "INVALID_GOAL",
+        "IK_FAILED",
+        "JOINT_JUMP",
+        "CANCELED",
+        "PREEMPTED",
+        "IK_UNAVAILABLE",
+        "HARDWARE_FAULT",
+        "NO_JOINT_STATE",
+    )
+}
+MODE_NAMES = {MoveArm.Goal.LINEAR: "LINEAR", MoveArm.Goal.JOINT: "JOINT"}
+
+POLL_S = 0.05
+"""Longest uninterrupted wait for something that has no event of its own (seconds)."""
+
+
+def status_name(status: int) -> str:
+    """Name of a MoveArm result status ("UNKNOWN(42)" for a value the action does not define)."""
+    return STATUS_NAMES.get(status, f"UNKNOWN({status})")
+
+
+def format_joints(joints: tuple[float, ...]) -> str:
+    """'(30.00, 45.00) deg' for joints in radians."""
+    return "(" + ", ".join(f"{math.degrees(q):.2f}" for q in joints) + ") deg"
+
+
+@dataclass(frozen=True)
+class Move:
+    """A validated goal: target in the base frame (metres, radians), speed, step."""
+
+    mode: int
+    x: float
+    y: float
+    heading: float | None
+    speed: float  # m/s (LINEAR) or fraction of the joint velocity limits (JOINT)
+    max_step: float  # m
+
+
+@dataclass
+class Outcome:
+    """How a goal ended: a MoveArm result status and its fields, in plain Python.
+
+    `final` is the joints at the end (radians, the last commanded point), None when unknown;
+    `path_points` (M, 2|3) the planned points when the plan failed at `failed_step` (for the
+    abort markers).
+    """
+
+    status: int
+    message: str
+    final: tuple[float, ...] | None = None
+    ik_status: int = 0  # SolveIK OK
+    failed_step: int = 0
+    total_steps: int = 0
+    feasible_fraction: float = 0.0
+    failed_point: tuple[float, ...] | None = None
+    path_points: object = None
+
+
+def validate(goal: MoveArm.Goal, config: ArmConfig) -> Move | str:
+    """The goal as a Move, or the reason it is INVALID_GOAL."""
+    frame = goal.target.header.frame_id
+    base = config.base_frame
+    if frame not in ("", base):
+        return f"target frame '{frame}' is not the arm's base frame '{base}'"
+    if goal.mode not in MODE_NAMES:
+        return f"unknown mode {goal.mode}: use LINEAR (0) or JOINT (1)"
+    p = goal.target.pose.position
+    for name, value in (("x", p.x), ("y", p.y), ("z", p.z)):
+        if not math.isfinite(value):
+            return f"target position {name} = {value} is not finite"
+    for name, value in (("speed", goal.speed), ("max_step", goal.max_step)):
+        if not math.isfinite(value):
+            return f"{name} = {value} is not finite"
+        if value < 0:
+            return f"{name} = {value:g} is negative (0 means the default)"
+    off_plane = abs(p.z - config.plane_z)
+    if off_plane > config.plane_tolerance:
+        return (
+            f"target z = {p.z:g} m is {off_plane:.4g} m off the arm's plane "
+            f"(z = {config.plane_z:g} +- {config.plane_tolerance:g} m)"
+        )
+    heading = None
+    if goal.use_heading:
+        try:
+            heading = quaternion_to_heading(goal.target.pose.orientation)
+        except OrientationError as error:
+            return str(error)
+    trajectory = config.trajectory
+    if goal.mode == MoveArm.Goal.LINEAR:
+        speed = goal.speed or trajectory.default_speed
+    else:
+        speed = goal.speed or trajectory.default_joint_speed_fraction
+        if speed > 1.0:
+            return (
+                f"speed = {speed:g}: in JOINT mode it is a fraction (0, 1] of the joint "
+                "velocity limits"
+            )
+    return Move(
+        mode=goal.mode,
+        x=p.x,
+        y=p.y,
+        heading=heading,
+        speed=speed,
+        max_step=goal.max_step or trajectory.default_max_step,
+    )
+
+
+@dataclass
+class GoalTiming:
+    """Timings of a goal that streamed (monotonic seconds), for its log line and tests."""
+
+    ik_s: float = 0.0  # the solve_ik_batch round trips, in all
+    ik_calls: int = 0
+    first_setpoint_at: float = math.nan
+    publish_times: list[float] = field(default_factory=list)
+
+
+@dataclass
+class GoalRun:
+    """One admitted goal (an action goal, or a clicked point without a goal handle), and the
+    stop request other callbacks make. `move` is None for an invalid goal, then `error` says
+    why."""
+
+    key: bytes
+    move: Move | None
+    error: str | None
+    label: str = "goal"  # for log lines
+    accepted_at: float = field(default_factory=time.monotonic)
+    wake: threading.Event = field(default_factory=threading.Event)
+    stop_status: int | None = None  # CANCELED or PREEMPTED, set once, then `wake` is set
+    stop_reason: str = ""
+    timing: GoalTiming = field(default_factory=GoalTiming)
+
+    def stop(self, status: int, reason: str) -> None:
+        if self.stop_status is None:
+            self.stop_status = status
+            self.stop_reason = reason
+        self.wake.set()
+
+    def stopped(self, last: tuple[float, ...] | None) -> Outcome | None:
+        """The outcome of a canceled or preempted goal (the arm stays at `last`), else None."""
+        if self.stop_status is None:
+            return None
+        where = f"; the arm stays at {format_joints(last)}" if last is not None else ""
+        return Outcome(self.stop_status, self.stop_reason + where, final=last)
+
+
+class Admission:
+    """Which goals exist and which one may move the arm.
+
+    A valid goal becomes the active one at once and stops the goal before it (PREEMPTED); an
+    invalid goal is registered (so that it gets its INVALID_GOAL result) without disturbing
+    anyone. Only one goal holds the motion (plans and streams) at a time; a preempted goal
+    gives it up within one tick of its stream.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._runs: dict[bytes, GoalRun] = {}
+        self._active: GoalRun | None = None
+        self._closing = False
+        self._motion = threading.Lock()
+
+    def admit(self, key: bytes, move: Move | str, label: str = "goal") -> GoalRun:
+        """Register a goal (a Move, or the reason it is invalid); a valid one preempts."""
+        if isinstance(move, Move):
+            run = GoalRun(key=key, move=move, error=None, label=label)
+        else:
+            run = GoalRun(key=key, move=None, error=move, label=label)
+        with self._lock:
+            if self._closing:
+                run.stop(Result.CANCELED, "the node is shutting down")
+            elif run.move is not None:
+                previous, self._active = self._active, run
+                if previous is not None:
+                    previous.stop(Result.PREEMPTED, "preempted by a newer goal")
+            self._runs[key] = run
+        return run
+
+    def find(self, key: bytes) -> GoalRun | None:
+        with self._lock:
+            return self._runs.get(key)
+
+    def cancel(self, key: bytes) -> None:
+        run = self.find(key)
+        if run is not None:
+            run.stop(Result.CANCELED, "canceled by the client")
+
+    def take_motion(self, run: GoalRun) -> bool:
+        """Wait until `run` may move the arm; False (without it) once `run` is stopped."""
+        while not self._motion.acquire(timeout=POLL_S):
+            if run.stop_status is not None:
+                return False
+        if run.stop_status is not None:
+            self._motion.release()
+            return False
+        return True
+
+    def release_motion(self) -> None:
+        self._motion.release()
+
+    def finish(self, run: GoalRun) -> None:
+        """`run` has its outcome: forget it."""
+        with self._lock:
+            self._runs.pop(run.key, None)
+            if self._active is run:
+                self._active = None
+            self._idle.notify_all()
+
+    def close(self, timeout: float) -> bool:
+        """Stop every goal (CANCELED) and refuse new ones; wait up to `timeout` s until they
+        finished. True if they all did."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            self._closing = True
+            for run in self._runs.values():
+                run.stop(Result.CANCELED, "the node is shutting down")
+            while self._runs and time.monotonic() < deadline:
+                self._idle.wait(timeout=max(0.0, deadline - time.monotonic()))
+            return not self._runs

@@ -1,0 +1,150 @@
+"""Solve a batch of points in one `solve_ik_batch` round trip: the `solve` callable that the
+core's `plan_line` takes, so that a goal's IK is solved in the IK node and nowhere else.
+
+The rclpy client is created by the node (in its callback group) and handed in; this module
+only builds the request, waits for the answer without blocking the executor, and reads it.
+"""
+
+from __future__ import annotations
+
+import array
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from arm_kinematics.kinematics import IkAnswers
+from arm_kinematics.nodes.messages import joint_state
+from arm_kinematics.nodes.trajectory.goals import POLL_S, GoalTiming
+from arm_kinematics_interfaces.srv import SolveIK, SolveIKBatch
+
+
+class IkUnavailableError(Exception):
+    """The IK service was absent, silent or answered for another arm; the message says which."""
+
+
+class IkInterruptedError(Exception):
+    """The goal was stopped (canceled, preempted) while it waited for the IK answer."""
+
+
+def batch_request(
+    points: np.ndarray,
+    seed: Sequence[float] | None,
+    joint_names: Sequence[str],
+    base_frame: str,
+    plane_z: float,
+) -> SolveIKBatch.Request:
+    """A CLOSEST request for `points` (M, 2) x, y or (M, 3) with headings, every target
+    answered (the planner reads the targets after a failing one too)."""
+    request = SolveIKBatch.Request()
+    request.header.frame_id = base_frame
+    request.x = array.array("d", np.ascontiguousarray(points[:, 0]).tobytes())
+    request.y = array.array("d", np.ascontiguousarray(points[:, 1]).tobytes())
+    request.z = plane_z
+    request.use_heading = points.shape[1] == 3
+    if request.use_heading:
+        request.heading = array.array("d", np.ascontiguousarray(points[:, 2]).tobytes())
+    request.branch = SolveIK.Request.BRANCH_CLOSEST
+    if seed is not None:
+        request.seed = joint_state(list(joint_names), seed)
+    request.stop_on_failure = False
+    return request
+
+
+def batch_answers(
+    response: SolveIKBatch.Response, joint_names: Sequence[str], count: int
+) -> IkAnswers:
+    """The answers to a request of `count` targets, joints in `joint_names` order.
+
+    A request-level refusal (wrong frame, off the plane...) fails every target with its status;
+    every refusal is explained by the response's message. Raises IkUnavailableError when the IK
+    node serves an arm with other joints.
+    """
+    names = list(response.joint_names)
+    status = np.frombuffer(bytes(response.statuses), dtype=np.uint8)
+    if sorted(names) != sorted(joint_names) or len(response.positions) != len(status) * len(names):
+        raise IkUnavailableError(
+            f"the IK node answers for joints {names}, this arm has {list(joint_names)}: both "
+            "nodes must read the same params file"
+        )
+    message = response.message
+    if len(status) == 0:
+        status = np.full(count, response.status, dtype=np.uint8)
+        return IkAnswers(status, np.full((count, len(joint_names)), np.nan), lambda _i: message)
+    order = [names.index(name) for name in joint_names]
+    rows = np.frombuffer(response.positions, dtype=float).reshape(len(status), len(names))
+    return IkAnswers(status, rows[:, order], lambda _i: message)
+
+
+class IkBatchClient:
+    """`solve(points, seed)` through one solve_ik_batch round trip of at most `timeout_s`."""
+
+    def __init__(
+        self,
+        client: Any,
+        service: str,
+        joint_names: Sequence[str],
+        base_frame: str,
+        plane_z: float,
+        timeout_s: float,
+    ) -> None:
+        self._client = client
+        self._service = service
+        self._names = list(joint_names)
+        self._base_frame = base_frame
+        self._plane_z = plane_z
+        self._timeout_s = timeout_s
+
+    def solver(self, wake: threading.Event, timing: GoalTiming):
+        """The `solve` callable for one goal: stops waiting when `wake` is set (the goal was
+        stopped) and adds each round trip to `timing`."""
+
+        def solve(points: np.ndarray, seed: tuple[float, ...] | None) -> IkAnswers:
+            started = time.monotonic()
+            try:
+                return self.solve(points, seed, wake)
+            finally:
+                timing.ik_s += time.monotonic() - started
+                timing.ik_calls += 1
+
+        return solve
+
+    def solve(
+        self, points: np.ndarray, seed: tuple[float, ...] | None, wake: threading.Event
+    ) -> IkAnswers:
+        """Answers for `points` (see `batch_answers`).
+
+        Raises IkUnavailableError (no service, no answer within the timeout, another arm) or
+        IkInterruptedError (`wake` was set while waiting).
+        """
+        request = batch_request(points, seed, self._names, self._base_frame, self._plane_z)
+        deadline = time.monotonic() + self._timeout_s
+        while not self._client.service_is_ready():
+            if wake.wait(timeout=min(POLL_S, max(0.0, deadline - time.monotonic()))):
+                raise IkInterruptedError()
+            if time.monotonic() >= deadline:
+                raise self._unavailable("was not found")
+        answered = threading.Event()
+        future = self._client.call_async(request)
+        future.add_done_callback(lambda _f: answered.set())
+        while not answered.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self._client.remove_pending_request(future)
+                raise self._unavailable("did not answer")
+            answered.wait(timeout=min(POLL_S, remaining))
+            if wake.is_set() and not answered.is_set():
+                self._client.remove_pending_request(future)
+                raise IkInterruptedError()
+        response = future.result()
+        if response is None:
+            raise self._unavailable("did not answer")
+        return batch_answers(response, self._names, len(points))
+
+    def _unavailable(self, problem: str) -> IkUnavailableError:
+        return IkUnavailableError(
+            f"IK service '{self._service}' {problem} within ik_timeout_s = "
+            f"{self._timeout_s:g} s (is the IK node running, in this namespace?)"
+        )

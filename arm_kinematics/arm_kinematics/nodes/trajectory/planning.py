@@ -1,0 +1,158 @@
+"""A goal's plan, or the outcome that ends it before anything moves.
+
+LINEAR moves go through the core's one line planner (`plan_line`), JOINT moves solve their goal
+and interpolate the joints (`joint_setpoints`); both solve IK only through the `solve` callable
+they are given (for the node, `IkBatchClient.solver`: the IK node's solve_ik_batch).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from arm_kinematics.config import ArmConfig
+from arm_kinematics.kinematics import (
+    LinePath,
+    PlanarArm,
+    PlanStatus,
+    Setpoints,
+    joint_setpoints,
+    plan_line,
+)
+from arm_kinematics.kinematics.planning import SolvePoints
+from arm_kinematics.nodes.trajectory.goals import GoalRun, Move, Outcome, Result
+from arm_kinematics.nodes.trajectory.ik_batch import IkInterruptedError, IkUnavailableError
+from arm_kinematics_interfaces.action import MoveArm
+from arm_kinematics_interfaces.srv import SolveIK
+
+#: Refuse goals that would need more IK points or setpoints than this (memory and planning
+#: time grow with them; raise max_step or speed instead).
+MAX_PLAN_POINTS = 200_000
+MAX_SETPOINTS = 500_000
+
+
+@dataclass(frozen=True)
+class PlannedMove:
+    """Setpoints ready to stream, and the number of planned IK points (1 in JOINT mode)."""
+
+    setpoints: Setpoints
+    total_steps: int
+
+
+def _point_text(point: np.ndarray) -> str:
+    text = f"({point[0]:.4f}, {point[1]:.4f})"
+    if len(point) > 2:
+        text += f" heading {math.degrees(point[2]):.2f} deg"
+    return text
+
+
+def plan_move(
+    arm: PlanarArm,
+    config: ArmConfig,
+    move: Move,
+    start: tuple[float, ...],
+    solve: SolvePoints,
+    run: GoalRun,
+) -> PlannedMove | Outcome:
+    """Plan `move` from the joints `start` (radians); an Outcome when the goal ends here
+    (refused, infeasible, IK unavailable, or `run` stopped meanwhile)."""
+    try:
+        if move.mode == MoveArm.Goal.LINEAR:
+            return _plan_linear(arm, config, move, start, solve)
+        return _plan_joint(arm, config, move, start, solve)
+    except IkUnavailableError as error:
+        return Outcome(Result.IK_UNAVAILABLE, f"{error}: nothing moved", final=start)
+    except IkInterruptedError:
+        outcome = run.stopped(start)
+        assert outcome is not None  # only a stop interrupts the IK wait
+        return outcome
+
+
+def _plan_linear(
+    arm: PlanarArm, config: ArmConfig, move: Move, start: tuple[float, ...], solve: SolvePoints
+) -> PlannedMove | Outcome:
+    trajectory = config.trajectory
+    period = 1.0 / trajectory.command_rate_hz
+    x0, y0, h0 = arm.forward(start)
+    start_pose = (x0, y0) if move.heading is None else (x0, y0, h0)
+    goal = (move.x, move.y) if move.heading is None else (move.x, move.y, move.heading)
+    path = LinePath(
+        (x0, y0), (move.x, move.y), h0 if move.heading is not None else None, move.heading
+    )
+    count = path.step_count(
+        move.max_step, arm.link_lengths[-1] if move.heading is not None else 0.0
+    )
+    if count > MAX_PLAN_POINTS:
+        return Outcome(
+            Result.INVALID_GOAL,
+            f"the line needs {count} points of max_step {move.max_step:g} m; the most is "
+            f"{MAX_PLAN_POINTS}: use a larger max_step",
+        )
+    expected_setpoints = path.length / (move.speed * period)
+    if expected_setpoints > MAX_SETPOINTS:
+        return Outcome(
+            Result.INVALID_GOAL,
+            f"at {move.speed:g} m/s the move would take {expected_setpoints * period:.0f} s "
+            f"({expected_setpoints:.0f} setpoints, the most is {MAX_SETPOINTS}): use a higher "
+            "speed",
+        )
+    plan = plan_line(
+        arm,
+        start_pose,
+        goal,
+        move.max_step,
+        start,
+        solve=solve,
+        speed=move.speed,
+        joint_velocity_limits=config.max_velocities,
+        max_joint_step=trajectory.max_joint_step,
+        period=period,
+    )
+    if plan.setpoints is not None:
+        return PlannedMove(plan.setpoints, plan.total_steps)
+    assert plan.failed_step is not None
+    step, total = plan.failed_step, plan.total_steps
+    jump = plan.status == PlanStatus.JOINT_JUMP
+    return Outcome(
+        Result.JOINT_JUMP if jump else Result.IK_FAILED,
+        f"{plan.message}; {step}/{total} of the path is feasible; nothing moved",
+        final=start,
+        ik_status=int(plan.ik_status),  # a jump: the IK status of the jumping step
+        failed_step=step,
+        total_steps=total,
+        feasible_fraction=plan.feasible_fraction,
+        failed_point=plan.failed_point,
+        path_points=path.points(total),
+    )
+
+
+def _plan_joint(
+    arm: PlanarArm, config: ArmConfig, move: Move, start: tuple[float, ...], solve: SolvePoints
+) -> PlannedMove | Outcome:
+    goal = np.array([[move.x, move.y] if move.heading is None else [move.x, move.y, move.heading]])
+    answers = solve(goal, start)
+    status = int(answers.status[0])
+    if status not in (SolveIK.Response.OK, SolveIK.Response.SINGULAR):
+        return Outcome(
+            Result.IK_FAILED,
+            f"step 0 of 1 at {_point_text(goal[0])} has no IK solution: {answers.explain(0)}; "
+            "0/1 of the path is feasible; nothing moved",
+            final=start,
+            ik_status=status,
+            failed_step=0,
+            total_steps=1,
+            feasible_fraction=0.0,
+            failed_point=tuple(goal[0].tolist()),
+            path_points=goal,
+        )
+    setpoints = joint_setpoints(
+        arm,
+        start,
+        tuple(answers.joints[0].tolist()),
+        velocity_limits=config.max_velocities,
+        speed_fraction=move.speed,
+        period=1.0 / config.trajectory.command_rate_hz,
+    )
+    return PlannedMove(setpoints, 1)

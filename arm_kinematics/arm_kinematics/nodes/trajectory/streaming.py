@@ -1,0 +1,179 @@
+"""The setpoint stream: one setpoint per command period, the hardware watchdog, arrival.
+
+No rclpy here: the node hands in how to publish a setpoint and its feedback, and feeds
+`JointStateMonitor` from its joint_states subscription. Units: radians, seconds (monotonic).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from arm_kinematics.kinematics import Setpoints
+from arm_kinematics.nodes.trajectory.goals import (
+    POLL_S,
+    GoalRun,
+    Outcome,
+    Result,
+    format_joints,
+)
+
+#: Feedback goes out with the first setpoint, then at most every FEEDBACK_PERIOD_S, and with
+#: the last: enough for a progress display, without a client callback per setpoint.
+FEEDBACK_PERIOD_S = 0.1
+
+
+class JointStateMonitor:
+    """The latest joint positions (radians) and when they came (monotonic seconds)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._state: tuple[float, tuple[float, ...]] | None = None
+
+    def update(self, joints: tuple[float, ...]) -> None:
+        with self._changed:
+            self._state = (time.monotonic(), joints)
+            self._changed.notify_all()
+
+    def latest(self) -> tuple[float, ...] | None:
+        with self._changed:
+            return None if self._state is None else self._state[1]
+
+    def age(self) -> float:
+        """Seconds since the latest joint_states (inf before the first)."""
+        with self._changed:
+            return math.inf if self._state is None else time.monotonic() - self._state[0]
+
+    def wait_fresh(self, max_age: float, wake: threading.Event) -> tuple[float, ...] | None:
+        """Joints at most `max_age` s old: the latest, else the next within `max_age` s; None
+        when none comes in time or `wake` is set."""
+        deadline = time.monotonic() + max_age
+        while True:
+            with self._changed:
+                state = self._state
+                if state is not None and time.monotonic() - state[0] <= max_age:
+                    return state[1]
+                self._changed.wait(timeout=min(POLL_S, max(0.0, deadline - time.monotonic())))
+            if wake.is_set() or time.monotonic() >= deadline:
+                return None
+
+    def wait_near(
+        self, goal: Sequence[float], tolerance: float, timeout: float, wake: threading.Event
+    ) -> bool:
+        """Wait until every joint is within `tolerance` rad of `goal`; False on timeout or
+        when `wake` is set."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._changed:
+                state = self._state
+                if state is not None:
+                    error = max(abs(a - b) for a, b in zip(state[1], goal, strict=True))
+                    if error <= tolerance:
+                        return True
+                self._changed.wait(timeout=POLL_S)
+            if wake.is_set() or time.monotonic() >= deadline:
+                return False
+
+
+@dataclass(frozen=True)
+class StreamSettings:
+    """`period` between setpoints (s); `watchdog_s`: joint_states older than this during the
+    move, or the arm not at the last setpoint this long after it, is a HARDWARE_FAULT;
+    `goal_tolerance` (rad) how close "at the last setpoint" is."""
+
+    period: float
+    watchdog_s: float
+    goal_tolerance: float
+
+
+class SetpointStream:
+    """Streams a goal's setpoints, then waits until joint_states reach the last one.
+
+    `publish(joints)` sends one setpoint and returns what `feedback(run, step, count, joints,
+    sent)` may reuse (the message); `forward(joints)` is the arm's FK (x, y, heading);
+    `on_first(run, setpoints, start, total_steps)` runs once the first setpoint is out.
+    """
+
+    def __init__(
+        self,
+        settings: StreamSettings,
+        monitor: JointStateMonitor,
+        publish: Callable[[Sequence[float]], object],
+        feedback: Callable[[GoalRun, int, int, tuple[float, ...], object], None],
+        forward: Callable[[Sequence[float]], tuple[float, float, float]],
+        on_first: Callable[[GoalRun, Setpoints, tuple[float, ...], int], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self._monitor = monitor
+        self._publish = publish
+        self._feedback = feedback
+        self._forward = forward
+        self._on_first = on_first
+
+    def run(
+        self, run: GoalRun, setpoints: Setpoints, start: tuple[float, ...], total_steps: int
+    ) -> Outcome:
+        """Stream `setpoints` from `start`; the goal's outcome."""
+        period = self.settings.period
+        watchdog = self.settings.watchdog_s
+        publish_times = run.timing.publish_times
+        count = len(setpoints)
+        joints = setpoints.joints.tolist()
+        last = start
+        started = time.monotonic()
+        next_feedback_at = started
+        for k in range(count):
+            tick = started + k * period
+            delay = tick - time.monotonic()
+            if delay > 0:
+                run.wake.wait(delay)
+            elif delay < -period:
+                # More than a period late (a loaded machine): shift the schedule rather than
+                # bursting the missed setpoints, which would command joints beyond their limits.
+                started -= delay
+            stopped = run.stopped(last)
+            if stopped is not None:
+                return stopped
+            if self._monitor.age() > watchdog:
+                return Outcome(
+                    Result.HARDWARE_FAULT,
+                    f"joint_states stopped for {watchdog:g} s during the move: streaming "
+                    "stopped at the last commanded point",
+                    final=last,
+                )
+            sent = self._publish(joints[k])
+            publish_times.append(time.monotonic())
+            if k == 0:
+                run.timing.first_setpoint_at = publish_times[0]
+                if self._on_first is not None:  # after, not before, the first setpoint
+                    self._on_first(run, setpoints, start, total_steps)
+            last = tuple(joints[k])
+            now = publish_times[-1]
+            if now >= next_feedback_at or k == count - 1:
+                next_feedback_at = now + FEEDBACK_PERIOD_S
+                self._feedback(run, k + 1, count, last, sent)
+        if not self._monitor.wait_near(last, self.settings.goal_tolerance, watchdog, run.wake):
+            stopped = run.stopped(last)
+            if stopped is not None:
+                return stopped
+            state = self._monitor.latest()
+            measured = "none" if state is None else format_joints(state)
+            return Outcome(
+                Result.HARDWARE_FAULT,
+                f"the arm did not reach the last setpoint {format_joints(last)} within "
+                f"{watchdog:g} s (joint_states: {measured}): is the hardware node refusing "
+                "commands?",
+                final=last,
+            )
+        tip_x, tip_y, tip_heading = self._forward(last)
+        return Outcome(
+            Result.SUCCEEDED,
+            f"reached ({tip_x:.4f}, {tip_y:.4f}) heading {math.degrees(tip_heading):.2f} deg "
+            f"in {count} setpoints ({time.monotonic() - started:.2f} s)",
+            final=last,
+            total_steps=total_steps,
+            feasible_fraction=1.0,
+        )

@@ -1,0 +1,388 @@
+"""The plain parts of trajectory_node (nodes/trajectory/), without a ROS graph.
+
+Admission and preemption, the setpoint stream and its watchdog, the IK batch adapter, a goal's
+plan and the markers, each driven directly: no rclpy.init, no executor, no DDS. Waits are for
+conditions (a goal stopped, a thread done), never fixed sleeps.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+import pytest
+from builtin_interfaces.msg import Time
+from visualization_msgs.msg import Marker
+
+from arm_kinematics.config import ArmConfig
+from arm_kinematics.kinematics import IkAnswers, Setpoints, chain_solver
+from arm_kinematics.nodes.trajectory.goals import Admission, Move, Result, validate
+from arm_kinematics.nodes.trajectory.ik_batch import (
+    IkBatchClient,
+    IkInterruptedError,
+    IkUnavailableError,
+    batch_answers,
+    batch_request,
+)
+from arm_kinematics.nodes.trajectory.markers import TrajectoryMarkers
+from arm_kinematics.nodes.trajectory.planning import MAX_PLAN_POINTS, PlannedMove, plan_move
+from arm_kinematics.nodes.trajectory.streaming import (
+    JointStateMonitor,
+    SetpointStream,
+    StreamSettings,
+)
+from arm_kinematics_interfaces.action import MoveArm
+from arm_kinematics_interfaces.srv import SolveIK, SolveIKBatch
+
+CONFIG = ArmConfig.from_file()
+ARM = CONFIG.make_arm()
+LINEAR = MoveArm.Goal.LINEAR
+
+
+def move(x: float = 0.12, y: float = 0.05, **fields) -> Move:
+    values = {"mode": LINEAR, "heading": None, "speed": 0.05, "max_step": 0.001, **fields}
+    return Move(x=x, y=y, **values)
+
+
+# --- validation --------------------------------------------------------------------------------
+
+
+def test_validate_fills_the_defaults_and_explains_a_refusal():
+    goal = MoveArm.Goal(mode=LINEAR)
+    goal.target.pose.position.x, goal.target.pose.position.y = 0.12, 0.05
+    valid = validate(goal, CONFIG)
+    assert valid == move(speed=CONFIG.trajectory.default_speed, max_step=0.001)
+    goal.target.header.frame_id = "world"
+    assert validate(goal, CONFIG) == "target frame 'world' is not the arm's base frame 'base_link'"
+
+
+# --- admission and preemption ------------------------------------------------------------------
+
+
+def test_a_valid_goal_preempts_the_running_one_and_an_invalid_one_disturbs_nobody():
+    admission = Admission()
+    first = admission.admit(b"1", move())
+    assert first.stop_status is None
+    refused = admission.admit(b"2", "speed = -1 is negative")
+    assert refused.move is None
+    assert refused.error == "speed = -1 is negative"
+    assert first.stop_status is None
+    assert not first.wake.is_set()
+    second = admission.admit(b"3", move())
+    assert first.stop_status == Result.PREEMPTED
+    assert first.wake.is_set()
+    assert first.stopped((0.0, math.pi / 4)).message == (
+        "preempted by a newer goal; the arm stays at (0.00, 45.00) deg"
+    )
+    assert second.stop_status is None
+    admission.cancel(b"3")
+    assert second.stopped(None).status == Result.CANCELED
+    assert second.stopped(None).message == "canceled by the client"
+    assert admission.find(b"2") is refused
+
+
+def test_one_goal_moves_at_a_time_and_a_goal_stopped_while_waiting_never_moves():
+    admission = Admission()
+    first = admission.admit(b"1", move())
+    assert admission.take_motion(first)
+    second = admission.admit(b"2", move())  # preempts the first
+    waited: list[bool] = []
+    waiter = threading.Thread(target=lambda: waited.append(admission.take_motion(second)))
+    waiter.start()
+    assert first.stop_status == Result.PREEMPTED
+    admission.release_motion()  # the first goal ends
+    waiter.join(timeout=10)
+    assert waited == [True]
+    third = admission.admit(b"3", move())  # preempts the second while it moves
+    blocked: list[bool] = []
+    third_waits = threading.Thread(target=lambda: blocked.append(admission.take_motion(third)))
+    fourth = admission.admit(b"4", move())  # ... and the third before it got the motion
+    third_waits.start()
+    third_waits.join(timeout=10)
+    assert blocked == [False]
+    admission.release_motion()
+    assert admission.take_motion(fourth)
+
+
+def test_close_cancels_every_goal_refuses_new_ones_and_waits_for_them():
+    admission = Admission()
+    running = admission.admit(b"1", move())
+    assert not admission.close(timeout=0.05)  # the goal has not finished yet
+    assert running.stop_status == Result.CANCELED
+    assert running.stop_reason == "the node is shutting down"
+    late = admission.admit(b"2", move())
+    assert late.stop_status == Result.CANCELED
+    finisher = threading.Thread(target=lambda: [admission.finish(r) for r in (running, late)])
+    finisher.start()
+    assert admission.close(timeout=10)
+    finisher.join(timeout=10)
+
+
+# --- the setpoint stream -----------------------------------------------------------------------
+
+
+class Recorder:
+    """publish/feedback callbacks of a SetpointStream; a follower updates the monitor."""
+
+    def __init__(self, monitor: JointStateMonitor, follow: bool = True, stop_after=None):
+        self.monitor = monitor
+        self.follow = follow
+        self.stop_after = stop_after  # (count, run, status): stop the run after that many
+        self.sent: list[tuple[float, ...]] = []
+        self.feedback: list[int] = []
+
+    def publish(self, joints):
+        self.sent.append(tuple(joints))
+        if self.follow:  # a hardware that is there at once
+            self.monitor.update(tuple(joints))
+        if self.stop_after and len(self.sent) == self.stop_after[0]:
+            self.stop_after[1].stop(self.stop_after[2], "canceled by the client")
+        return ("message", len(self.sent))
+
+    def on_feedback(self, _run, step, count, joints, sent):
+        assert sent == ("message", step)
+        assert joints == self.sent[step - 1]
+        self.feedback.append(step)
+
+
+def setpoints(count: int = 12, period: float = 0.005) -> Setpoints:
+    start = np.array(CONFIG.home)
+    joints = start + np.linspace(0.001, 0.05, count)[:, None]
+    return Setpoints(joints=joints, period=period, forward=ARM.forward)
+
+
+def stream(recorder: Recorder, watchdog: float = 5.0, tolerance: float = 1e-9) -> SetpointStream:
+    settings = StreamSettings(period=0.005, watchdog_s=watchdog, goal_tolerance=tolerance)
+    return SetpointStream(
+        settings, recorder.monitor, recorder.publish, recorder.on_feedback, ARM.forward
+    )
+
+
+def test_the_stream_sends_every_setpoint_then_succeeds_once_the_arm_is_there():
+    monitor = JointStateMonitor()
+    monitor.update(tuple(CONFIG.home))
+    recorder = Recorder(monitor)
+    admission = Admission()
+    run = admission.admit(b"1", move())
+    plan = setpoints()
+    outcome = stream(recorder).run(run, plan, tuple(CONFIG.home), total_steps=40)
+    assert outcome.status == Result.SUCCEEDED, outcome.message
+    assert recorder.sent == [tuple(row) for row in plan.joints.tolist()]
+    assert outcome.final == recorder.sent[-1]
+    assert (outcome.total_steps, outcome.feasible_fraction) == (40, 1.0)
+    assert recorder.feedback[0] == 1
+    assert recorder.feedback[-1] == len(plan)
+    assert len(run.timing.publish_times) == len(plan)
+    # Setpoint k goes out k periods after the first, never earlier.
+    since_first = np.asarray(run.timing.publish_times) - run.timing.publish_times[0]
+    assert np.all(since_first >= np.arange(len(plan)) * 0.005 - 1e-6)
+
+
+def test_a_canceled_goal_stops_streaming_at_once_with_the_arm_at_the_last_setpoint():
+    monitor = JointStateMonitor()
+    monitor.update(tuple(CONFIG.home))
+    admission = Admission()
+    run = admission.admit(b"1", move())
+    recorder = Recorder(monitor, stop_after=(3, run, Result.CANCELED))
+    outcome = stream(recorder).run(run, setpoints(), tuple(CONFIG.home), total_steps=40)
+    assert outcome.status == Result.CANCELED
+    assert len(recorder.sent) == 3
+    assert outcome.final == recorder.sent[-1]
+    assert outcome.message.startswith("canceled by the client; the arm stays at (")
+
+
+def test_joint_states_that_stop_during_the_move_end_it_as_a_hardware_fault():
+    monitor = JointStateMonitor()
+    monitor.update(tuple(CONFIG.home))  # then never again
+    recorder = Recorder(monitor, follow=False)
+    run = Admission().admit(b"1", move())
+    outcome = stream(recorder, watchdog=0.02).run(
+        run, setpoints(count=200), tuple(CONFIG.home), total_steps=1
+    )
+    assert outcome.status == Result.HARDWARE_FAULT
+    assert "joint_states stopped for 0.02 s during the move" in outcome.message
+    assert 0 < len(recorder.sent) < 200
+    assert outcome.final == recorder.sent[-1]
+
+
+def test_an_arm_that_does_not_arrive_is_a_hardware_fault_after_the_watchdog():
+    monitor = JointStateMonitor()
+    home = tuple(CONFIG.home)
+    monitor.update(home)
+    recorder = Recorder(monitor, follow=False)
+    done = threading.Event()
+
+    def stuck_hardware():  # fresh joint_states that stay at home
+        while not done.wait(0.005):
+            monitor.update(home)
+
+    hardware = threading.Thread(target=stuck_hardware)
+    hardware.start()
+    try:
+        run = Admission().admit(b"1", move())
+        outcome = stream(recorder, watchdog=0.2).run(run, setpoints(), home, total_steps=1)
+    finally:
+        done.set()
+        hardware.join()
+    assert outcome.status == Result.HARDWARE_FAULT
+    assert "did not reach the last setpoint" in outcome.message
+    assert "(joint_states: (0.00, 45.00) deg)" in outcome.message
+    assert len(recorder.sent) == 12
+
+
+def test_wait_fresh_returns_the_next_joint_states_or_none_when_stopped():
+    monitor = JointStateMonitor()
+    wake = threading.Event()
+    found: list = []
+    waiter = threading.Thread(target=lambda: found.append(monitor.wait_fresh(10.0, wake)))
+    waiter.start()
+    monitor.update((0.1, 0.2))
+    waiter.join(timeout=10)
+    assert found == [(0.1, 0.2)]
+    wake.set()
+    assert JointStateMonitor().wait_fresh(10.0, wake) is None
+
+
+# --- the IK batch adapter ----------------------------------------------------------------------
+
+
+def test_a_batch_request_asks_for_closest_with_the_seed_and_every_target_answered():
+    points = np.array([[0.12, 0.05, 0.3], [0.13, 0.05, 0.4]])
+    request = batch_request(points, (0.1, 0.2), ["shoulder", "elbow"], "base_link", 0.0)
+    assert (list(request.x), list(request.y), list(request.heading)) == (
+        [0.12, 0.13],
+        [0.05, 0.05],
+        [0.3, 0.4],
+    )
+    assert request.use_heading
+    assert request.branch == SolveIK.Request.BRANCH_CLOSEST
+    assert list(request.seed.name) == ["shoulder", "elbow"]
+    assert list(request.seed.position) == [0.1, 0.2]
+    assert not request.stop_on_failure
+
+
+def test_batch_answers_reorder_the_joints_and_spread_a_request_refusal_over_every_target():
+    response = SolveIKBatch.Response()
+    response.joint_names = ["elbow", "shoulder"]
+    response.statuses = bytes([SolveIK.Response.OK, SolveIK.Response.TOO_FAR])
+    response.positions = [0.2, 0.1, math.nan, math.nan]
+    response.message = "1 of 2 targets solved"
+    answers = batch_answers(response, ["shoulder", "elbow"], 2)
+    assert answers.status.tolist() == [0, 2]
+    assert answers.joints[0].tolist() == [0.1, 0.2]
+    assert answers.explain(1) == "1 of 2 targets solved"
+    refused = SolveIKBatch.Response(status=SolveIK.Response.WRONG_FRAME, message="frame 'x'")
+    refused.joint_names = ["shoulder", "elbow"]
+    answers = batch_answers(refused, ["shoulder", "elbow"], 3)
+    assert answers.status.tolist() == [SolveIK.Response.WRONG_FRAME] * 3
+    assert np.isnan(answers.joints).all()
+    with pytest.raises(IkUnavailableError, match="both nodes must read the same params file"):
+        batch_answers(response, ["shoulder", "wrist"], 2)
+
+
+class FakeClient:
+    """An rclpy client without a graph: ready or not, answering or silent."""
+
+    def __init__(self, ready: bool, response=None) -> None:
+        self.ready = ready
+        self.response = response
+        self.removed = 0
+
+    def service_is_ready(self) -> bool:
+        return self.ready
+
+    def call_async(self, _request):
+        from rclpy.task import Future
+
+        future = Future()
+        if self.response is not None:
+            future.set_result(self.response)
+        return future
+
+    def remove_pending_request(self, _future) -> None:
+        self.removed += 1
+
+
+def client(fake: FakeClient, timeout: float = 0.05) -> IkBatchClient:
+    return IkBatchClient(fake, "/solve_ik_batch", ["shoulder", "elbow"], "base_link", 0.0, timeout)
+
+
+def test_the_ik_client_reports_an_absent_or_silent_service_and_a_stopped_goal():
+    points = np.array([[0.12, 0.05]])
+    never = threading.Event()
+    with pytest.raises(IkUnavailableError, match="'/solve_ik_batch' was not found within"):
+        client(FakeClient(ready=False)).solve(points, None, never)
+    silent = FakeClient(ready=True)
+    with pytest.raises(IkUnavailableError, match=r"did not answer within ik_timeout_s = 0\.05 s"):
+        client(silent).solve(points, None, never)
+    assert silent.removed == 1  # the abandoned request does not linger
+    stopped = threading.Event()
+    stopped.set()
+    with pytest.raises(IkInterruptedError):
+        client(FakeClient(ready=True), timeout=30.0).solve(points, None, stopped)
+    response = SolveIKBatch.Response(joint_names=["shoulder", "elbow"], message="ok")
+    response.statuses = bytes([0])
+    response.positions = [0.1, 0.2]
+    answers = client(FakeClient(ready=True, response=response)).solve(points, None, never)
+    assert answers.joints.tolist() == [[0.1, 0.2]]
+
+
+# --- a goal's plan -----------------------------------------------------------------------------
+
+
+def test_a_feasible_line_plans_setpoints_and_an_infeasible_one_ends_with_its_step():
+    run = Admission().admit(b"1", move())
+    start = tuple(CONFIG.home)
+    planned = plan_move(ARM, CONFIG, move(0.12, 0.05), start, chain_solver(ARM), run)
+    assert isinstance(planned, PlannedMove)
+    assert planned.total_steps == math.ceil(
+        math.dist(ARM.forward(start)[:2], (0.12, 0.05)) / 0.001 - 1e-9
+    )
+    assert ARM.forward(planned.setpoints.joints[-1])[:2] == pytest.approx((0.12, 0.05), abs=1e-9)
+    failed = plan_move(ARM, CONFIG, move(0.3, 0.0), start, chain_solver(ARM), run)
+    assert failed.status == Result.IK_FAILED
+    assert failed.ik_status == SolveIK.Response.TOO_FAR
+    assert failed.message.endswith("of the path is feasible; nothing moved")
+    assert len(failed.path_points) == failed.total_steps
+    assert failed.final == start
+
+
+def test_a_plan_ends_invalid_unavailable_or_stopped_without_anything_moving():
+    run = Admission().admit(b"1", move())
+    start = tuple(CONFIG.home)
+    tiny = move(0.12, 0.05, max_step=1e-7)
+    outcome = plan_move(ARM, CONFIG, tiny, start, chain_solver(ARM), run)
+    assert outcome.status == Result.INVALID_GOAL
+    assert f"the most is {MAX_PLAN_POINTS}" in outcome.message
+
+    def unavailable(_points, _seed) -> IkAnswers:
+        raise IkUnavailableError("IK service '/solve_ik_batch' was not found within 1 s")
+
+    outcome = plan_move(ARM, CONFIG, move(), start, unavailable, run)
+    assert outcome.status == Result.IK_UNAVAILABLE
+    assert outcome.message.endswith("was not found within 1 s: nothing moved")
+
+    def interrupted(_points, _seed) -> IkAnswers:
+        run.stop(Result.PREEMPTED, "preempted by a newer goal")
+        raise IkInterruptedError()
+
+    outcome = plan_move(ARM, CONFIG, move(), start, interrupted, run)
+    assert outcome.status == Result.PREEMPTED
+    assert outcome.final == start
+
+
+# --- markers -----------------------------------------------------------------------------------
+
+
+def test_abort_markers_clear_then_draw_the_feasible_part_and_label_the_failing_step():
+    draw = TrajectoryMarkers("base_link", 0.0, 0.01)
+    points = np.array([[0.1 + 0.01 * i, 0.05] for i in range(1, 6)])
+    markers = draw.abort((0.1, 0.05), points, 3, Result.IK_FAILED, SolveIK.Response.TOO_FAR, Time())
+    kinds = [(m.ns, m.type) for m in markers.markers]
+    assert markers.markers[0].action == Marker.DELETEALL
+    assert ("feasible_path", Marker.LINE_STRIP) in kinds
+    feasible = markers.markers[kinds.index(("feasible_path", Marker.LINE_STRIP))]
+    assert len(feasible.points) == 4  # the start and the three feasible points
+    label = markers.markers[kinds.index(("failed_step", Marker.TEXT_VIEW_FACING))]
+    assert label.text == "IK_FAILED (TOO_FAR) at step 3/5"
