@@ -18,6 +18,7 @@ geometry needs a restart (see nodes/params.py).
 from __future__ import annotations
 
 import array
+import functools
 import itertools
 import math
 import sys
@@ -38,7 +39,7 @@ from rclpy.qos import (
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import MarkerArray
 
-from arm_kinematics.kinematics import Branch, IkResult, IkStatus
+from arm_kinematics.kinematics import Branch, IkResult, IkStatus, PlanarArm
 from arm_kinematics.kinematics.workspace import reachable_region
 from arm_kinematics.nodes.ik_markers import region_markers, request_markers, workspace_markers
 from arm_kinematics.nodes.messages import (
@@ -144,7 +145,9 @@ class IkNode(Node):
         # The region takes 0.3 s (2R) to a few seconds (3R) of solves: computed once the node
         # spins, so that the services answer meanwhile; then ring and region are latched.
         self._region_timer = self.create_timer(
-            0.0, self._publish_region, callback_group=MutuallyExclusiveCallbackGroup()
+            0.0,
+            functools.partial(self._publish_region, self.arm),
+            callback_group=MutuallyExclusiveCallbackGroup(),
         )
         self.create_timer(
             _MARKER_PERIOD_S,
@@ -161,12 +164,17 @@ class IkNode(Node):
             "compute_fk"
         )
 
-    def _publish_region(self) -> None:
+    def _publish_region(self, arm: PlanarArm) -> None:
+        """Latch the ring and the reachable region of `arm` (the configured arm) on ik_markers."""
         self._region_timer.cancel()
-        inner, outer = self.arm.ring
+        inner, outer = arm.ring
         base, z = self.config.base_frame, self.config.plane_z
         started = time.monotonic()
-        region = reachable_region(self.arm)
+        try:
+            region = reachable_region(arm)
+        except Exception as error:  # a drawing aid: never a reason to stop serving IK
+            self.get_logger().error(f"cannot compute the reachable region: {error!r}")
+            return
         stamp = self.get_clock().now().to_msg()
         workspace = workspace_markers(inner, outer, frame_id=base, z=z, stamp=stamp)
         workspace.markers += region_markers(region, frame_id=base, z=z, stamp=stamp)
