@@ -272,6 +272,10 @@ def test_batch_answers_reorder_the_joints_and_spread_a_request_refusal_over_ever
     assert answers.status.tolist() == [0, 2]
     assert answers.joints[0].tolist() == [0.1, 0.2]
     assert answers.explain(1) == "1 of 2 targets solved"
+    # A failing step is explained by the target's own reason, not the batch's counts.
+    response.status = SolveIK.Response.TOO_FAR
+    response.message = "1 of 2 targets solved; first failure at index 1 (TOO_FAR): TOO_FAR: far"
+    assert batch_answers(response, ["shoulder", "elbow"], 2).explain(1) == "TOO_FAR: far"
     refused = SolveIKBatch.Response(status=SolveIK.Response.WRONG_FRAME, message="frame 'x'")
     refused.joint_names = ["shoulder", "elbow"]
     answers = batch_answers(refused, ["shoulder", "elbow"], 3)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from arm_kinematics.kinematics import IkAnswers
-from arm_kinematics.nodes.messages import joint_state
+from arm_kinematics.nodes.messages import joint_state, solve_ik_status_name
 from arm_kinematics.nodes.trajectory.goals import POLL_S, GoalTiming
 from arm_kinematics_interfaces.srv import SolveIK, SolveIKBatch
 
@@ -75,7 +75,12 @@ def batch_answers(
         return IkAnswers(status, np.full((count, len(joint_names)), np.nan), lambda _i: message)
     order = [names.index(name) for name in joint_names]
     rows = np.frombuffer(response.positions, dtype=float).reshape(len(status), len(names))
-    return IkAnswers(status, rows[:, order], lambda _i: message)
+    # The message is "N of M targets solved; first failure at index i (STATUS): <reason>": a
+    # failing step is explained by the reason alone (the batch's counts mix plan points and
+    # setpoints, which mean nothing to the goal's caller).
+    name = solve_ik_status_name(response.status)
+    reason = message.partition(f"({name}): ")[2] or message
+    return IkAnswers(status, rows[:, order], lambda _i: reason)
 
 
 class IkBatchClient:
