@@ -400,7 +400,7 @@ def test_joint_mode_to_a_joint_limit_goal_aborts_at_step_0(arm):
         ({"x": math.nan}, "not finite"),
         ({"speed": -0.1}, "negative"),
         ({"max_step": -0.001}, "negative"),
-        ({"frame": "world"}, "'world' is not the arm's base frame 'base_link'"),
+        ({"frame": "world"}, "'world' is not the base frame 'base_link'"),
         ({"z": 0.01}, "off the arm's plane"),
         ({"mode": 7}, "unknown mode 7"),
         ({"mode": Goal.JOINT, "speed": 1.5}, "fraction (0, 1]"),
