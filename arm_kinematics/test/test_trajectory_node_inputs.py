@@ -12,9 +12,11 @@ from __future__ import annotations
 import itertools
 import math
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Pose
 from rcl_interfaces.msg import Log
@@ -22,6 +24,7 @@ from ros_helpers import ros_graph, wait_for
 from test_trajectory_node import CONFIG, NAMES, PERIOD, Harness, goal, make_nodes, tip_of
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
+from arm_kinematics.bridge.convert import from_json
 from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK
 
@@ -343,3 +346,39 @@ def test_a_target_in_the_mount_parent_frame_ends_on_the_right_point():
         assert refused.result.status == Result.INVALID_GOAL
         assert "0.005 m off the arm's plane" in refused.result.message
         assert "which in 'world' is the plane through (0.2, -0.1, 0.4) m" in refused.result.message
+
+
+# --- the README's examples ---------------------------------------------------------------------
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_example(command: str, message_class: type):
+    """The message of the README's `command ... \\` line, from the quoted YAML on the next
+    line, filled as `ros2 service call` / `ros2 topic pub` fill it (ros2cli is not installable
+    here; the bridge's generic JSON conversion takes the parsed YAML)."""
+    lines = README.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if line.startswith(command))
+    text = lines[index + 1].strip()
+    assert text[0] == text[-1] == '"', text
+    return from_json(message_class, yaml.safe_load(text[1:-1]))
+
+
+def test_the_readme_examples_plan_stream_and_move_along_waypoints(arm):
+    start = arm.move_to(0.17, 0.0)
+    request = readme_example("ros2 service call /plan_cartesian_path", PlanCartesianPath.Request)
+    response = arm.graph.call(arm.plan_client, request)
+    assert response.status == Response.SUCCEEDED, response.message
+    assert response.trajectory.points[0].positions.tolist() == pytest.approx(start, abs=1e-12)
+    message = readme_example("ros2 topic pub --once /joint_trajectory", JointTrajectory)
+    logs = arm.log_count()
+    arm.planner.publish(message)
+    arm.wait_log("joint trajectory SUCCEEDED", logs)
+    there = arm.wait_until_at((-0.2, 1.0), 1e-9)  # the last point, shoulder then elbow
+    example = readme_example("ros2 action send_goal /move_arm", MoveArm.Goal)
+    outcome = arm.run(example)
+    assert outcome.result.status == Result.SUCCEEDED, outcome.result.message
+    corners = [tip_of(there), (0.15, 0.05), (0.13, 0.10), (0.12, 0.05)]
+    tips = [tip_of(c.position) for c in outcome.commands]
+    assert max(distance_to_polyline(t, corners) for t in tips) < 1e-6
+    assert tips[-1] == pytest.approx(corners[-1], abs=1e-9)
