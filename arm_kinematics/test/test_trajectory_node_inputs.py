@@ -382,3 +382,37 @@ def test_the_readme_examples_plan_stream_and_move_along_waypoints(arm):
     tips = [tip_of(c.position) for c in outcome.commands]
     assert max(distance_to_polyline(t, corners) for t in tips) < 1e-6
     assert tips[-1] == pytest.approx(corners[-1], abs=1e-9)
+
+
+# --- the waypoint maximum ----------------------------------------------------------------------
+
+
+def test_max_waypoints_is_read_only_validated_and_refuses_larger_requests_at_once():
+    from rclpy.parameter import Parameter
+
+    from arm_kinematics.nodes.params import ParameterStartupError
+    from arm_kinematics.nodes.trajectory_node import TrajectoryNode
+
+    with ros_graph() as graph:
+        for bad in (0, "many"):
+            with pytest.raises(ParameterStartupError):
+                TrajectoryNode(
+                    context=graph.context,
+                    namespace="/bad_limit",
+                    parameter_overrides=[Parameter("max_waypoints", value=bad)],
+                )
+        nodes = make_nodes(graph, overrides=(("max_waypoints", 2),))
+        assert nodes["trajectory"].max_waypoints == 2
+        refused = nodes["trajectory"].set_parameters([Parameter("max_waypoints", value=5)])
+        assert not refused[0].successful
+        arm = Inputs(graph, nodes["hardware"])
+        arm.move_to(0.17, 0.0)
+        before = arm.command_count()
+        three = [(0.15, 0.05), (0.13, 0.10), (0.14, 0.08)]
+        outcome = arm.run(with_waypoints(0.12, 0.05, three))
+        assert outcome.result.status == Result.INVALID_GOAL
+        assert outcome.result.message == "3 waypoints: the most is max_waypoints = 2"
+        response = arm.plan(three)
+        assert response.status == Response.INVALID_REQUEST
+        assert response.message.startswith("3 waypoints: the most is max_waypoints = 2")
+        arm.assert_no_command_after(before)
