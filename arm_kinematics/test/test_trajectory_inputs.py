@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Pose
+from test_trajectory_node import tip_of
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from arm_kinematics.config import ArmConfig, MountConfig
@@ -41,14 +42,6 @@ HOME = tuple(CONFIG.home)
 Response = PlanCartesianPath.Response
 
 
-def tip_of(joints) -> tuple[float, float]:
-    q1, q2 = joints
-    return (
-        L1 * math.cos(q1) + L2 * math.cos(q1 + q2),
-        L1 * math.sin(q1) + L2 * math.sin(q1 + q2),
-    )
-
-
 def distance_to_polyline(point, corners) -> float:
     """Distance (m) from (x, y) to the nearest of the segments between `corners`."""
     p = np.asarray(point, dtype=float)
@@ -60,8 +53,20 @@ def distance_to_polyline(point, corners) -> float:
     return best
 
 
+def poses(points) -> list[Pose]:
+    """Poses at (x, y) or (x, y, z) points (m), orientation the identity."""
+    result = []
+    for point in points:
+        pose = Pose()
+        pose.position.x, pose.position.y = point[0], point[1]
+        pose.position.z = point[2] if len(point) > 2 else 0.0
+        pose.orientation.w = 1.0
+        result.append(pose)
+    return result
+
+
 def message(names, points) -> JointTrajectory:
-    """A JointTrajectory of (time s, positions rad) points."""
+    """A JointTrajectory of (time s, positions rad) points, as a planner sends it."""
     msg = JointTrajectory(joint_names=list(names))
     for time, positions in points:
         sec, nanosec = divmod(round(time * 1e9), 1_000_000_000)
@@ -150,11 +155,7 @@ def arm_goal(x, y, frame="", waypoints=(), z=0.0, mode=MoveArm.Goal.LINEAR) -> M
     goal.target.pose.position.x, goal.target.pose.position.y = x, y
     goal.target.pose.position.z = z
     goal.target.pose.orientation.w = 1.0
-    for wx, wy, wz in waypoints:
-        pose = Pose()
-        pose.position.x, pose.position.y, pose.position.z = wx, wy, wz
-        pose.orientation.w = 1.0
-        goal.waypoints.append(pose)
+    goal.waypoints = poses(waypoints)
     return goal
 
 
@@ -243,11 +244,7 @@ def test_a_goal_needing_too_many_points_in_all_is_refused_before_any_ik():
 def plan_request(points, frame="", **fields) -> PlanCartesianPath.Request:
     request = PlanCartesianPath.Request(**fields)
     request.header.frame_id = frame
-    for x, y, z in points:
-        pose = Pose()
-        pose.position.x, pose.position.y, pose.position.z = x, y, z
-        pose.orientation.w = 1.0
-        request.waypoints.append(pose)
+    request.waypoints = poses(points)
     return request
 
 

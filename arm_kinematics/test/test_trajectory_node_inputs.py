@@ -9,7 +9,6 @@ Log lines are read from /rosout, as `ros2 topic echo /rosout` shows them.
 
 from __future__ import annotations
 
-import itertools
 import math
 import threading
 from pathlib import Path
@@ -17,12 +16,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from builtin_interfaces.msg import Duration
-from geometry_msgs.msg import Pose
 from rcl_interfaces.msg import Log
 from ros_helpers import ros_graph, wait_for
+from test_trajectory_inputs import distance_to_polyline, poses
+from test_trajectory_inputs import message as trajectory
 from test_trajectory_node import CONFIG, NAMES, PERIOD, Harness, goal, make_nodes, tip_of
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from trajectory_msgs.msg import JointTrajectory
 
 from arm_kinematics.bridge.convert import from_json
 from arm_kinematics_interfaces.action import MoveArm
@@ -35,36 +34,14 @@ L1, L2 = CONFIG.link_lengths
 BAND_INNER = math.hypot(L1, L2)  # the elbow's +-90 deg: nothing closer is reachable
 
 
-def distance_to_polyline(point, corners) -> float:
-    """Distance (m) from (x, y) to the nearest of the segments between `corners`."""
-    p = np.asarray(point, dtype=float)
-    best = math.inf
-    for a, b in itertools.pairwise(corners):
-        a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-        t = np.clip(np.dot(p - a_, b_ - a_) / np.dot(b_ - a_, b_ - a_), 0.0, 1.0)
-        best = min(best, float(np.linalg.norm(p - (a_ + t * (b_ - a_)))))
-    return best
-
-
-def trajectory(names, points) -> JointTrajectory:
-    """A JointTrajectory of (time s, positions rad) points, as a planner sends it."""
-    msg = JointTrajectory(joint_names=list(names))
-    for time, positions in points:
-        sec, nanosec = divmod(round(time * 1e9), 1_000_000_000)
-        msg.points.append(
-            JointTrajectoryPoint(
-                positions=[float(q) for q in positions],
-                time_from_start=Duration(sec=sec, nanosec=nanosec),
-            )
-        )
-    return msg
-
-
 class Inputs(Harness):
     """The MoveArm harness plus a joint_trajectory publisher, the plan client and /rosout."""
 
-    def __init__(self, graph, hardware) -> None:
-        super().__init__(graph, hardware)
+    def __init__(self, graph, hardware, namespace: str = "") -> None:
+        super().__init__(graph, hardware, namespace)
+        # The logger name of this arm's trajectory_node ("left.trajectory_node" in /left).
+        prefix = namespace.strip("/").replace("/", ".")
+        self.logger = f"{prefix}.trajectory_node" if prefix else "trajectory_node"
         self.logs: list[str] = []
         self.log_lock = threading.Lock()
         self.node.create_subscription(Log, "/rosout", self._on_log, 1000)
@@ -76,7 +53,7 @@ class Inputs(Harness):
         )
 
     def _on_log(self, msg: Log) -> None:
-        if msg.name.endswith("trajectory_node"):
+        if msg.name == self.logger:
             with self.log_lock:
                 self.logs.append(msg.msg)
 
@@ -95,12 +72,17 @@ class Inputs(Harness):
 
     def plan(self, waypoints, **fields) -> PlanCartesianPath.Response:
         request = PlanCartesianPath.Request(**fields)
-        for x, y in waypoints:
-            pose = Pose()
-            pose.position.x, pose.position.y = x, y
-            pose.orientation.w = 1.0
-            request.waypoints.append(pose)
+        request.waypoints = poses(waypoints)
         return self.graph.call(self.plan_client, request)
+
+    def start_slow_trajectory(self) -> tuple[int, int]:
+        """From (0.16, 0): a 3 s trajectory, once it streams; (commands, log lines) before it."""
+        start = np.array(self.move_to(0.16, 0.0))
+        before = self.command_count()
+        logs = self.log_count()
+        self.planner.publish(trajectory(NAMES, [(3.0, start + np.array((0.5, -0.5)))]))
+        wait_for(lambda: self.command_count() >= before + 10, what="the trajectory streaming")
+        return before, logs
 
     def sent_since(self, count: int) -> list:
         with self.lock:
@@ -116,11 +98,7 @@ def arm():
 
 def with_waypoints(x, y, waypoints, **fields) -> MoveArm.Goal:
     message = goal(x, y, **fields)
-    for wx, wy in waypoints:
-        pose = Pose()
-        pose.position.x, pose.position.y = wx, wy
-        pose.orientation.w = 1.0
-        message.waypoints.append(pose)
+    message.waypoints = poses(waypoints)
     return message
 
 
@@ -182,11 +160,7 @@ def test_a_trajectory_that_breaks_a_rule_is_refused_with_one_log_line_and_nothin
 
 
 def test_an_empty_trajectory_stops_the_arm_where_it_is(arm):
-    start = np.array(arm.move_to(0.16, 0.0))
-    before = arm.command_count()
-    logs = arm.log_count()
-    arm.planner.publish(trajectory(NAMES, [(3.0, start + np.array((0.5, -0.5)))]))
-    wait_for(lambda: arm.command_count() >= before + 10, what="the trajectory streaming")
+    before, logs = arm.start_slow_trajectory()
     arm.planner.publish(JointTrajectory(joint_names=list(NAMES)))
     arm.wait_log("empty joint trajectory: stopped the running joint trajectory", logs)
     arm.wait_log("joint trajectory PREEMPTED: stopped by an empty joint trajectory", logs)
@@ -211,11 +185,7 @@ def test_a_trajectory_preempts_a_running_goal(arm):
 
 
 def test_a_goal_preempts_a_running_trajectory(arm):
-    start = np.array(arm.move_to(0.16, 0.0))
-    before = arm.command_count()
-    logs = arm.log_count()
-    arm.planner.publish(trajectory(NAMES, [(3.0, start + np.array((0.5, -0.5)))]))
-    wait_for(lambda: arm.command_count() >= before + 10, what="the trajectory streaming")
+    _, logs = arm.start_slow_trajectory()
     target = (0.15, 0.05)
     outcome = arm.run(goal(*target, speed=0.1))
     assert outcome.result.status == Result.SUCCEEDED, outcome.result.message
@@ -324,8 +294,9 @@ def test_a_target_in_the_mount_parent_frame_ends_on_the_right_point():
         ("mount.rpy_deg", list(MOUNT_RPY_DEG)),
     )
     with ros_graph() as graph:
-        nodes = make_nodes(graph, overrides=overrides)
-        arm = Harness(graph, nodes["hardware"])
+        # In a namespace: the module's arm is still running in this process and domain.
+        nodes = make_nodes(graph, overrides=overrides, namespace="/wall")
+        arm = Harness(graph, nodes["hardware"], "/wall")
         target = (0.12, 0.08)
         message = goal(0.0, 0.0, speed=0.1)
         message.target.header.frame_id = "world"
@@ -401,11 +372,11 @@ def test_max_waypoints_is_read_only_validated_and_refuses_larger_requests_at_onc
                     namespace="/bad_limit",
                     parameter_overrides=[Parameter("max_waypoints", value=bad)],
                 )
-        nodes = make_nodes(graph, overrides=(("max_waypoints", 2),))
+        nodes = make_nodes(graph, overrides=(("max_waypoints", 2),), namespace="/limited")
         assert nodes["trajectory"].max_waypoints == 2
         refused = nodes["trajectory"].set_parameters([Parameter("max_waypoints", value=5)])
         assert not refused[0].successful
-        arm = Inputs(graph, nodes["hardware"])
+        arm = Inputs(graph, nodes["hardware"], "/limited")
         arm.move_to(0.17, 0.0)
         before = arm.command_count()
         three = [(0.15, 0.05), (0.13, 0.10), (0.14, 0.08)]

@@ -210,8 +210,25 @@ class Setpoints:
         return np.array([self.forward(row) for row in self.joints.tolist()], dtype=float)
 
 
+class _TimedPath:
+    """What a line plan and a polyline plan both answer (they have `status` and `times`)."""
+
+    status: IkStatus | PlanStatus | int
+    times: np.ndarray
+
+    @property
+    def ok(self) -> bool:
+        """True when the whole path, goal included, is feasible."""
+        return self.status == IkStatus.OK
+
+    @property
+    def duration(self) -> float:
+        """Seconds from the start to the last feasible point (0 without any)."""
+        return float(self.times[-1]) if len(self.times) else 0.0
+
+
 @dataclass(frozen=True)
-class LinePlan:
+class LinePlan(_TimedPath):
     """A straight-line move: its feasible prefix and, when asked for, its setpoints.
 
     `points` (M, 2), or (M, 3) with the heading, are the targets after the start (the last is
@@ -240,16 +257,6 @@ class LinePlan:
     message: str
     setpoints: Setpoints | None = None
     solve_calls: int = 0
-
-    @property
-    def ok(self) -> bool:
-        """True when the whole line, goal included, is feasible."""
-        return self.status == IkStatus.OK
-
-    @property
-    def duration(self) -> float:
-        """Seconds from the start to the last feasible point (0 without any)."""
-        return float(self.times[-1]) if len(self.times) else 0.0
 
 
 def _pose(value: Any, name: str) -> tuple[float, ...]:
@@ -647,7 +654,7 @@ def _joint_jump(path: LinePath, u: float, total: int, why: str) -> _SetpointFail
 
 
 @dataclass(frozen=True)
-class PolylinePlan:
+class PolylinePlan(_TimedPath):
     """A tool path through waypoints: one straight `plan_line` segment after another.
 
     The fields mean what `LinePlan`'s do, over the whole path: `points`, `joints`, `times`
@@ -674,16 +681,6 @@ class PolylinePlan:
     segment_steps: tuple[int, ...]
     setpoints: Setpoints | None = None
     solve_calls: int = 0
-
-    @property
-    def ok(self) -> bool:
-        """True when every segment, the last waypoint included, is feasible."""
-        return self.status == IkStatus.OK
-
-    @property
-    def duration(self) -> float:
-        """Seconds from the start to the last feasible point (0 without any)."""
-        return float(self.times[-1]) if len(self.times) else 0.0
 
 
 def polyline_paths(start: Sequence[float], waypoints: Sequence[Sequence[float]]) -> list[LinePath]:
