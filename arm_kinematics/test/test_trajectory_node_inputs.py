@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from geometry_msgs.msg import PointStamped
 from rcl_interfaces.msg import Log
 from ros_helpers import ros_graph, wait_for
 from test_trajectory_inputs import distance_to_polyline, poses
@@ -315,6 +316,13 @@ def test_a_target_in_the_mount_parent_frame_ends_on_the_right_point():
         message.target.pose.position.z = wz
         refused = arm.run(message)
         assert refused.result.status == Result.INVALID_GOAL
+        # RViz's Publish Point in its fixed frame 'world' goes the same way.
+        wait_for(lambda: arm.node.count_subscribers("clicked_point") > 0, what="clicked_point")
+        click = PointStamped()
+        click.header.frame_id = "world"
+        click.point.x, click.point.y, click.point.z = base_to_world(0.15, 0.03)
+        arm.clicked.publish(click)
+        arm.wait_until_tip(0.15, 0.03, 1e-6)
         assert "0.005 m off the arm's plane" in refused.result.message
         assert "which in 'world' is the plane through (0.2, -0.1, 0.4) m" in refused.result.message
 
