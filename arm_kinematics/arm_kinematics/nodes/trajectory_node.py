@@ -237,14 +237,18 @@ class TrajectoryNode(Node):
         self, request: PlanCartesianPath.Request, response: PlanCartesianPath.Response
     ) -> PlanCartesianPath.Response:
         timeout = self.config.trajectory.joint_state_timeout_s
-        answer = cartesian.plan_cartesian_path(
-            self.arm,
-            self.config,
-            request,
-            self.max_waypoints,
-            lambda: self._joint_states.wait_fresh(timeout, threading.Event()),
-            self._ik.solver(threading.Event(), GoalTiming()),
-        )
+        try:
+            answer = cartesian.plan_cartesian_path(
+                self.arm,
+                self.config,
+                request,
+                self.max_waypoints,
+                lambda: self._joint_states.wait_fresh(timeout, threading.Event()),
+                self._ik.solver(threading.Event(), GoalTiming()),
+            )
+        except Exception as error:  # never leave a caller without an answer
+            self.get_logger().error(f"plan_cartesian_path failed unexpectedly: {error!r}")
+            answer = cartesian.refusal(f"the request could not be processed: {error!r}")
         answer.trajectory.header.stamp = self._now()
         name = cartesian.STATUS_NAMES.get(answer.status, str(answer.status))
         self.get_logger().info(f"plan_cartesian_path {name}: {answer.message}")

@@ -156,7 +156,7 @@ def plan_response(
     except IkUnavailableError as error:
         return _response(Response.IK_UNAVAILABLE, str(error))
     if isinstance(plan, str):
-        return _response(Response.INVALID_REQUEST, f"{plan}: nothing planned")
+        return refusal(f"{plan}: nothing planned")
     response.trajectory = timed_trajectory(config.joint_names, start, plan)
     response.fraction = plan.feasible_fraction
     response.ik_status = int(plan.ik_status)
@@ -181,6 +181,11 @@ def plan_response(
     return response
 
 
+def refusal(message: str) -> Response:
+    """An INVALID_REQUEST answer with `message` (nothing planned)."""
+    return _response(Response.INVALID_REQUEST, message)
+
+
 def _response(status: int = Response.SUCCEEDED, message: str = "") -> Response:
     return Response(
         status=status,
@@ -203,7 +208,7 @@ def plan_cartesian_path(
     `latest_joints()`: the latest joint_states, None when none came in time), plan, answer."""
     checked = validate_request(request, config, max_waypoints)
     if isinstance(checked, str):
-        return _response(Response.INVALID_REQUEST, f"{checked}: nothing planned")
+        return refusal(f"{checked}: nothing planned")
     start = checked.start if checked.start is not None else latest_joints()
     if start is None:
         timeout = config.trajectory.joint_state_timeout_s
