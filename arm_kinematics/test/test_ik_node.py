@@ -19,8 +19,10 @@ from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile
 from ros_helpers import RosGraph, ros_graph, wait_for, wait_for_future
 from sensor_msgs.msg import JointState
+from visualization_msgs.msg import MarkerArray
 
 from arm_kinematics.kinematics import PlanarArm
 from arm_kinematics.nodes.ik_node import IkNode
@@ -495,6 +497,18 @@ def test_an_unexpected_error_is_answered_and_the_node_keeps_serving(graph: RosGr
     node = make_ik_node(graph, LENGTHS, "faulty")
     clients = Clients(graph, "faulty")
     healthy_arm = node.arm
+    # The node computes its reachable region once it spins, with its arm: swap the arm only
+    # after that (a broken arm there would raise in the timer and stop the shared executor).
+    regions: list[MarkerArray] = []
+    graph.node("faulty_region_listener").create_subscription(
+        MarkerArray,
+        "/faulty/ik_markers",
+        lambda msg: (
+            regions.append(msg) if any(m.ns == "reachable_region" for m in msg.markers) else None
+        ),
+        QoSProfile(depth=5, durability=DurabilityPolicy.TRANSIENT_LOCAL),
+    )
+    wait_for(lambda: regions, what="the reachable region on /faulty/ik_markers")
 
     class BrokenArm:
         def __getattr__(self, name: str) -> Any:

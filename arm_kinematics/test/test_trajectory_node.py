@@ -79,10 +79,10 @@ class Outcome:
 class Harness:
     """An action client plus listeners on joint_commands, joint_states and the markers."""
 
-    def __init__(self, graph: RosGraph, hardware: HardwareNode | None) -> None:
+    def __init__(self, graph: RosGraph, hardware: HardwareNode | None, namespace: str = "") -> None:
         self.graph = graph
         self.hardware = hardware
-        self.node = graph.node("trajectory_test_client")
+        self.node = graph.node("trajectory_test_client", namespace=namespace)
         self.lock = threading.Lock()
         self.commands: list[JointState] = []
         self.states: list[JointState] = []
@@ -222,18 +222,17 @@ class Harness:
 TEST_OVERRIDES = (("hardware.publish_rate_hz", 25.0),)
 
 
-def make_nodes(graph: RosGraph, *, ik=True, hardware=True, overrides=()) -> dict:
+def make_nodes(graph: RosGraph, *, ik=True, hardware=True, overrides=(), namespace="") -> dict:
+    """The nodes of one arm; a `namespace` keeps a second arm in the same process (and DDS
+    domain) apart from the first."""
     params = [Parameter(name, value=value) for name, value in (*TEST_OVERRIDES, *overrides)]
+    common = {"context": graph.context, "parameter_overrides": params, "namespace": namespace}
     nodes = {}
     if ik:
-        nodes["ik"] = graph.add(IkNode(context=graph.context, parameter_overrides=params))
+        nodes["ik"] = graph.add(IkNode(**common))
     if hardware:
-        nodes["hardware"] = graph.add(
-            HardwareNode(context=graph.context, parameter_overrides=params)
-        )
-    nodes["trajectory"] = graph.add(
-        TrajectoryNode(context=graph.context, parameter_overrides=params)
-    )
+        nodes["hardware"] = graph.add(HardwareNode(**common))
+    nodes["trajectory"] = graph.add(TrajectoryNode(**common))
     return nodes
 
 
@@ -400,7 +399,7 @@ def test_joint_mode_to_a_joint_limit_goal_aborts_at_step_0(arm):
         ({"x": math.nan}, "not finite"),
         ({"speed": -0.1}, "negative"),
         ({"max_step": -0.001}, "negative"),
-        ({"frame": "world"}, "'world' is not the arm's base frame 'base_link'"),
+        ({"frame": "world"}, "'world' is not the base frame 'base_link'"),
         ({"z": 0.01}, "off the arm's plane"),
         ({"mode": 7}, "unknown mode 7"),
         ({"mode": Goal.JOINT, "speed": 1.5}, "fraction (0, 1]"),

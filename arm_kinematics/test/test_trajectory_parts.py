@@ -54,7 +54,9 @@ def test_validate_fills_the_defaults_and_explains_a_refusal():
     valid = validate(goal, CONFIG)
     assert valid == move(speed=CONFIG.trajectory.default_speed, max_step=0.001)
     goal.target.header.frame_id = "world"
-    assert validate(goal, CONFIG) == "target frame 'world' is not the arm's base frame 'base_link'"
+    assert validate(goal, CONFIG) == (
+        "target frame 'world' is not the base frame 'base_link' (empty means the base frame)"
+    )
 
 
 # --- admission and preemption ------------------------------------------------------------------

@@ -16,11 +16,14 @@ from .planning import (
     IkAnswers,
     LinePath,
     LinePlan,
+    PolylinePlan,
     Setpoints,
     SolvePoints,
     chain_solver,
     first_joint_jump,
     plan_line,
+    plan_polyline,
+    polyline_step_counts,
 )
 from .types import BRANCH_NAMES, Branch, IkResult, IkStatus, PlanStatus
 
@@ -38,6 +41,7 @@ __all__ = [
     "PlanStatus",
     "PlanarArm",
     "PlanarChain",
+    "PolylinePlan",
     "Setpoints",
     "SolvePoints",
     "chain_solver",
@@ -45,5 +49,7 @@ __all__ = [
     "joint_move_duration",
     "joint_setpoints",
     "plan_line",
+    "plan_polyline",
+    "polyline_step_counts",
     "wrap_angle",
 ]

@@ -33,6 +33,7 @@ with a heading, heading start + u * (goal - start) taken the short way round.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -209,8 +210,25 @@ class Setpoints:
         return np.array([self.forward(row) for row in self.joints.tolist()], dtype=float)
 
 
+class _TimedPath:
+    """What a line plan and a polyline plan both answer (they have `status` and `times`)."""
+
+    status: IkStatus | PlanStatus | int
+    times: np.ndarray
+
+    @property
+    def ok(self) -> bool:
+        """True when the whole path, goal included, is feasible."""
+        return self.status == IkStatus.OK
+
+    @property
+    def duration(self) -> float:
+        """Seconds from the start to the last feasible point (0 without any)."""
+        return float(self.times[-1]) if len(self.times) else 0.0
+
+
 @dataclass(frozen=True)
-class LinePlan:
+class LinePlan(_TimedPath):
     """A straight-line move: its feasible prefix and, when asked for, its setpoints.
 
     `points` (M, 2), or (M, 3) with the heading, are the targets after the start (the last is
@@ -239,16 +257,6 @@ class LinePlan:
     message: str
     setpoints: Setpoints | None = None
     solve_calls: int = 0
-
-    @property
-    def ok(self) -> bool:
-        """True when the whole line, goal included, is feasible."""
-        return self.status == IkStatus.OK
-
-    @property
-    def duration(self) -> float:
-        """Seconds from the start to the last feasible point (0 without any)."""
-        return float(self.times[-1]) if len(self.times) else 0.0
 
 
 def _pose(value: Any, name: str) -> tuple[float, ...]:
@@ -642,4 +650,165 @@ def _joint_jump(path: LinePath, u: float, total: int, why: str) -> _SetpointFail
     text = why.format(point=_point_text(point), step=step)
     return _SetpointFailure(
         step, PlanStatus.JOINT_JUMP, IkStatus.OK, point, f"step {step} of {total}: {text}"
+    )
+
+
+@dataclass(frozen=True)
+class PolylinePlan(_TimedPath):
+    """A tool path through waypoints: one straight `plan_line` segment after another.
+
+    The fields mean what `LinePlan`'s do, over the whole path: `points`, `joints`, `times`
+    (seconds from the start) and `step_status` of its feasible prefix, `total_steps` every point
+    after the start on every segment, `failed_step` the index of the first failing point along
+    the whole path (0 = the first after the start) and `failed_waypoint` the waypoint whose
+    segment holds it (None when none failed). `feasible_fraction` is the feasible share of the
+    path's length. `segment_steps` counts each segment's points; `setpoints` (with a `period`,
+    the whole path feasible) are every segment's setpoints, one per period throughout.
+    """
+
+    points: np.ndarray
+    joints: np.ndarray
+    times: np.ndarray
+    step_status: np.ndarray
+    total_steps: int
+    failed_step: int | None
+    failed_waypoint: int | None
+    status: IkStatus | PlanStatus | int
+    ik_status: IkStatus | int
+    feasible_fraction: float
+    failed_point: tuple[float, ...] | None
+    message: str
+    segment_steps: tuple[int, ...]
+    setpoints: Setpoints | None = None
+    solve_calls: int = 0
+
+
+def polyline_paths(start: Sequence[float], waypoints: Sequence[Sequence[float]]) -> list[LinePath]:
+    """The straight segments start -> waypoint 0 -> waypoint 1 -> ... (poses as `plan_line`
+    takes them; a segment turns the heading only when both its ends have one).
+
+    >>> [p.length for p in polyline_paths((0.0, 1.0), [(0.0, 1.5), (1.0, 1.5)])]
+    [0.5, 1.0]
+    """
+    poses = [_pose(start, "start")] + [_pose(w, f"waypoint {i}") for i, w in enumerate(waypoints)]
+    paths = []
+    for p0, p1 in itertools.pairwise(poses):
+        headings = (p0[2], p1[2]) if len(p0) == 3 and len(p1) == 3 else (None, None)
+        paths.append(LinePath((p0[0], p0[1]), (p1[0], p1[1]), *headings))
+    return paths
+
+
+def polyline_step_counts(
+    arm: PlanarArm, start: Sequence[float], waypoints: Sequence[Sequence[float]], max_step: float
+) -> tuple[int, ...]:
+    """Points each segment of the polyline gets from `plan_line` (before any IK), to bound
+    the work of a request."""
+    return tuple(
+        path.step_count(max_step, arm.link_lengths[-1] if path.use_heading else 0.0)
+        for path in polyline_paths(start, waypoints)
+    )
+
+
+def plan_polyline(
+    arm: PlanarArm,
+    start: Sequence[float],
+    waypoints: Sequence[Sequence[float]],
+    max_step: float,
+    current: Sequence[float] | None = None,
+    **options: Any,
+) -> PolylinePlan:
+    """Plan the tool path `start` -> every waypoint in turn, each segment straight, with
+    `plan_line` (every keyword option is `plan_line`'s: solve, speed, joint_velocity_limits,
+    max_joint_step, period). Segment k starts at waypoint k - 1 seeded by the last joints of
+    segment k - 1 (its last setpoint when there are setpoints); the first failing segment ends
+    the plan. Poses, units and frames as `plan_line`.
+
+    >>> arm = PlanarArm((1.0, 0.8))
+    >>> home = (0.0, math.pi / 2)
+    >>> x, y, _ = arm.forward(home)
+    >>> plan = plan_polyline(arm, (x, y), [(x - 0.1, y), (x - 0.1, y - 0.1)], 0.01, home)
+    >>> plan.status.name, plan.segment_steps, plan.total_steps, round(plan.duration, 6)
+    ('OK', (10, 10), 20, 0.2)
+    >>> [round(v, 9) for v in arm.forward(plan.joints[14])[:2]]  # on the second segment
+    [0.9, 0.75]
+    >>> hole = plan_polyline(arm, (x, y), [(x - 0.1, y), (0.1, 0.1), (x, y)], 0.01, home)
+    >>> hole.status.name, hole.segment_steps, hole.failed_waypoint, hole.failed_step
+    ('TOO_CLOSE', (10, 107, 115), 1, 111)
+    >>> round(hole.feasible_fraction, 4)  # (0.1 m + 101/107 of 1.063 m) of 2.303 m
+    0.4791
+    """
+    if not waypoints:
+        raise ValueError("a polyline needs at least one waypoint")
+    paths = polyline_paths(start, waypoints)
+    counts = polyline_step_counts(arm, start, waypoints, max_step)
+    lengths = np.array([path.length for path in paths])
+    weights = lengths if lengths.sum() > 0 else np.array(counts, dtype=float)
+    n = arm.n_joints
+    points, joints, times, statuses, setpoints = [], [], [], [], []
+    seed = current
+    offset, calls, done = 0.0, 0, 0
+    singular = False
+    plan: LinePlan | None = None
+    poses = [start, *waypoints]
+    segment = 0
+    for segment in range(len(paths)):
+        plan = plan_line(arm, poses[segment], poses[segment + 1], max_step, seed, **options)
+        calls += plan.solve_calls
+        points.append(plan.points)
+        joints.append(plan.joints)
+        times.append(plan.times + offset)
+        statuses.append(plan.step_status)
+        singular = singular or plan.ik_status == IkStatus.SINGULAR
+        if not plan.ok:
+            break
+        done += plan.total_steps
+        offset += plan.duration
+        if plan.setpoints is not None:
+            setpoints.append(plan.setpoints.joints)
+            seed = tuple(plan.setpoints.joints[-1].tolist())
+        elif len(plan.joints):
+            seed = tuple(plan.joints[-1].tolist())
+    assert plan is not None
+    total = int(sum(counts))
+    many = len(paths) > 1
+    if plan.ok:
+        failed_step = failed_waypoint = None
+        fraction = 1.0
+        ik_status: IkStatus | int = IkStatus.SINGULAR if singular else IkStatus.OK
+        message = plan.message
+        if many:
+            message = f"OK: all {total} steps of {len(paths)} segments feasible"
+    else:
+        assert plan.failed_step is not None
+        failed_step, failed_waypoint = done + plan.failed_step, segment
+        fraction = float(
+            (weights[:segment].sum() + plan.feasible_fraction * weights[segment]) / weights.sum()
+        )
+        ik_status = plan.ik_status
+        message = plan.message
+        if many:
+            message = (
+                f"segment {segment + 1} of {len(paths)} (to waypoint {segment}), path step "
+                f"{failed_step} of {total}: {plan.message}"
+            )
+    period = options.get("period")
+    all_setpoints = None
+    if plan.ok and period is not None and setpoints:
+        all_setpoints = Setpoints(joints=np.vstack(setpoints), period=period, forward=arm.forward)
+    return PolylinePlan(
+        points=np.concatenate(points) if points else np.zeros((0, 2)),
+        joints=np.concatenate(joints).reshape(-1, n) if joints else np.zeros((0, n)),
+        times=np.concatenate(times),
+        step_status=np.concatenate(statuses).astype(np.uint8),
+        total_steps=total,
+        failed_step=failed_step,
+        failed_waypoint=failed_waypoint,
+        status=plan.status,
+        ik_status=ik_status,
+        feasible_fraction=fraction,
+        failed_point=plan.failed_point,
+        message=message,
+        segment_steps=counts,
+        setpoints=all_setpoints,
+        solve_calls=calls,
     )

@@ -8,8 +8,18 @@ Interfaces (relative names, so a namespace moves them all):
 - client `solve_ik_batch` (the IK node): every IK point of a goal is solved there;
 - subscription `clicked_point` (geometry_msgs/PointStamped, RViz's "Publish Point"): a LINEAR
   move to the clicked point at the default speed;
+- subscription `joint_trajectory` (trajectory_msgs/JointTrajectory, joint_trajectory_controller's
+  convention): a timed joint path from another planner, checked whole, then streamed like a
+  goal's setpoints; an empty one stops the arm where it is;
+- service `plan_cartesian_path` (arm_kinematics_interfaces/srv/PlanCartesianPath): plans a
+  polyline with the LINEAR rules and returns the timed JointTrajectory; nothing moves;
 - publisher `trajectory_markers` (visualization_msgs/MarkerArray, transient local): the planned
   path, and on an abort the feasible part, the failing step and its status.
+
+Targets and waypoints may be stamped in the base frame or, with a mount, the mount's parent
+frame; they are transformed into the base frame before planning (`frames.TargetFrames`).
+Parameter of this node only (read-only): `max_waypoints`, the most waypoints a MoveArm goal or
+a plan request may carry.
 
 Goal lifecycle: validate -> start pose from the latest joint_states -> plan (the core's
 `plan_line`: IK of the line's points in one solve_ik_batch round trip, the joint-jump check,
@@ -34,25 +44,30 @@ import uuid
 from collections.abc import Sequence
 
 from geometry_msgs.msg import Point, PointStamped
+from rcl_interfaces.msg import IntegerRange, ParameterDescriptor, ParameterType
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
+from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
 from arm_kinematics.kinematics import Setpoints
 from arm_kinematics.nodes.messages import JointStateError, joint_positions, joint_state
-from arm_kinematics.nodes.params import declare_arm_parameters
+from arm_kinematics.nodes.params import ParameterStartupError, declare_arm_parameters
 from arm_kinematics.nodes.runner import run_node
+from arm_kinematics.nodes.trajectory import cartesian
 from arm_kinematics.nodes.trajectory.goals import (
     MODE_NAMES,
     Admission,
     GoalRun,
     GoalTiming,
+    Move,
     Outcome,
     Result,
+    TrajectoryMove,
     status_name,
     validate,
 )
@@ -66,9 +81,31 @@ from arm_kinematics.nodes.trajectory.streaming import (
 )
 from arm_kinematics.rclpy_compat.action_client import destroy_actions
 from arm_kinematics_interfaces.action import MoveArm
-from arm_kinematics_interfaces.srv import SolveIK, SolveIKBatch
+from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK, SolveIKBatch
 
 __all__ = ["GoalTiming", "TrajectoryNode", "main", "status_name"]
+
+#: Default of the `max_waypoints` parameter.
+DEFAULT_MAX_WAYPOINTS = 1000
+
+
+def declare_max_waypoints(node: Node) -> int:
+    """Declare the read-only `max_waypoints` parameter and validate it (an integer >= 1)."""
+    descriptor = ParameterDescriptor(
+        type=ParameterType.PARAMETER_INTEGER,
+        description=(
+            "most waypoints a MoveArm goal or a plan_cartesian_path request may carry; "
+            "more are refused at once"
+        ),
+        read_only=True,
+        integer_range=[IntegerRange(from_value=1, to_value=1_000_000, step=1)],
+    )
+    try:
+        value = node.declare_parameter("max_waypoints", DEFAULT_MAX_WAYPOINTS, descriptor).value
+    except Exception as error:  # rclpy's complaint about a value of the wrong type or range
+        node.get_logger().fatal(f"invalid configuration: parameter 'max_waypoints': {error}")
+        raise ParameterStartupError() from None
+    return int(value)
 
 
 class TrajectoryNode(Node):
@@ -77,14 +114,16 @@ class TrajectoryNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("trajectory_node", **kwargs)
         self.config = declare_arm_parameters(self)
+        self.max_waypoints = declare_max_waypoints(self)
         self.arm = self.config.make_arm()
         trajectory = self.config.trajectory
         self._names = list(self.config.joint_names)
         self.last_timing = GoalTiming()
         self._admission = Admission()
         self._joint_states = JointStateMonitor()
+        base_frame = self.config.frame(self.config.base_frame)  # with the arm's frame prefix
         self._draw = TrajectoryMarkers(
-            self.config.base_frame, self.config.plane_z, marker_scale(self.arm.link_lengths)
+            base_frame, self.config.plane_z, marker_scale(self.arm.link_lengths)
         )
 
         group = ReentrantCallbackGroup()
@@ -102,7 +141,7 @@ class TrajectoryNode(Node):
             self.create_client(SolveIKBatch, "solve_ik_batch", callback_group=group),
             self.resolve_service_name("solve_ik_batch"),
             self._names,
-            self.config.base_frame,
+            base_frame,
             self.config.plane_z,
             trajectory.ik_timeout_s,
         )
@@ -132,6 +171,12 @@ class TrajectoryNode(Node):
         # preempted like an action goal (it has no goal handle, so no feedback or result).
         self.create_subscription(
             PointStamped, "clicked_point", self._on_clicked_point, 10, callback_group=group
+        )
+        self.create_subscription(
+            JointTrajectory, "joint_trajectory", self._on_joint_trajectory, 10, callback_group=group
+        )
+        self.create_service(
+            PlanCartesianPath, "plan_cartesian_path", self._on_plan_request, callback_group=group
         )
         self._handles: dict[bytes, ServerGoalHandle] = {}
         action = self.resolve_topic_name("move_arm")  # resolved as rcl_action resolves it
@@ -163,15 +208,56 @@ class TrajectoryNode(Node):
         goal.target.pose.position = p
         goal.target.pose.orientation.w = 1.0
         run = self._admission.admit(
-            uuid.uuid4().bytes, validate(goal, self.config), "clicked point move"
+            uuid.uuid4().bytes,
+            validate(goal, self.config, self.max_waypoints),
+            "clicked point move",
         )
         # Its own thread, not an executor worker: a move lasts seconds.
         threading.Thread(target=self._finish, args=(run,), daemon=True).start()
 
+    def _on_joint_trajectory(self, msg: JointTrajectory) -> None:
+        trajectory = TrajectoryMove.from_message(msg)
+        if len(trajectory) == 0:
+            stopped = self._admission.stop_active("stopped by an empty joint trajectory")
+            self.get_logger().info(
+                "empty joint trajectory: "
+                + (f"stopped the running {stopped.label}" if stopped else "nothing was moving")
+            )
+            return
+        timeout = self.config.trajectory.joint_state_timeout_s
+        current = self._joint_states.wait_fresh(timeout, threading.Event())
+        checked = trajectory.check(self.config, current)
+        if isinstance(checked, str):  # refused whole: nothing moves, nobody is disturbed
+            self.get_logger().warning(f"joint trajectory refused: {checked}; nothing moved")
+            return
+        run = self._admission.admit(uuid.uuid4().bytes, trajectory, "joint trajectory")
+        threading.Thread(target=self._finish, args=(run,), daemon=True).start()
+
+    def _on_plan_request(
+        self, request: PlanCartesianPath.Request, response: PlanCartesianPath.Response
+    ) -> PlanCartesianPath.Response:
+        timeout = self.config.trajectory.joint_state_timeout_s
+        try:
+            answer = cartesian.plan_cartesian_path(
+                self.arm,
+                self.config,
+                request,
+                self.max_waypoints,
+                lambda: self._joint_states.wait_fresh(timeout, threading.Event()),
+                self._ik.solver(threading.Event(), GoalTiming()),
+            )
+        except Exception as error:  # never leave a caller without an answer
+            self.get_logger().error(f"plan_cartesian_path failed unexpectedly: {error!r}")
+            answer = cartesian.refusal(f"the request could not be processed: {error!r}")
+        answer.trajectory.header.stamp = self._now()
+        name = cartesian.STATUS_NAMES.get(answer.status, str(answer.status))
+        self.get_logger().info(f"plan_cartesian_path {name}: {answer.message}")
+        return answer
+
     def _on_accepted(self, handle: ServerGoalHandle) -> None:
         key = bytes(handle.goal_id.uuid)
         self._handles[key] = handle
-        self._admission.admit(key, validate(handle.request, self.config))
+        self._admission.admit(key, validate(handle.request, self.config, self.max_waypoints))
         handle.execute()
 
     def _on_cancel(self, handle: ServerGoalHandle) -> CancelResponse:
@@ -235,6 +321,8 @@ class TrajectoryNode(Node):
                     f"'{self.resolve_topic_name('joint_states')}' (is the hardware node "
                     "running?): nothing moved",
                 )
+            if isinstance(move, TrajectoryMove):
+                return self._stream_trajectory(run, move, start)
             planned = plan_move(
                 self.arm, self.config, move, start, self._ik.solver(run.wake, run.timing), run
             )
@@ -255,6 +343,21 @@ class TrajectoryNode(Node):
             return self._stream.run(run, planned.setpoints, start, planned.total_steps)
         finally:
             self._admission.release_motion()
+
+    def _stream_trajectory(
+        self, run: GoalRun, trajectory: TrajectoryMove, start: tuple[float, ...]
+    ) -> Outcome:
+        """Check a joint trajectory again from the pose the arm is at now (it was checked from
+        the latest joint_states when it came), sample it at the command rate and stream it."""
+        path = trajectory.check(self.config, start)
+        if isinstance(path, str):
+            return Outcome(Result.INVALID_GOAL, f"refused: {path}; nothing moved", final=start)
+        setpoints = Setpoints(
+            joints=path.sample(self._stream.settings.period),
+            period=self._stream.settings.period,
+            forward=self.arm.forward,
+        )
+        return self._stream.run(run, setpoints, start, len(trajectory))
 
     # --- what the stream sends -------------------------------------------------------------
 
@@ -283,19 +386,28 @@ class TrajectoryNode(Node):
         )
         timing = run.timing
         move = run.move
-        assert move is not None
+        first_at = (timing.first_setpoint_at - run.accepted_at) * 1000
+        rate = 1.0 / self._stream.settings.period
+        if isinstance(move, TrajectoryMove):
+            self.get_logger().info(
+                f"{run.label} of {len(move)} points ({move.times[-1]:.2f} s): "
+                f"{len(setpoints)} setpoints at {rate:g} Hz; first setpoint {first_at:.1f} ms "
+                "after it came"
+            )
+            return
+        assert isinstance(move, Move)
+        via = f" via {len(move.waypoints)} waypoints" if move.waypoints else ""
         heading = (
             f" heading {math.degrees(move.heading):.2f} deg" if move.heading is not None else ""
         )
         # One log line per goal before its result, written once the arm moves: a log call
         # (stdout and /rosout) before planning would delay the first setpoint.
         self.get_logger().info(
-            f"{run.label} {MODE_NAMES[move.mode]} to ({move.x:.4f}, {move.y:.4f}){heading}: "
+            f"{run.label} {MODE_NAMES[move.mode]} to ({move.x:.4f}, {move.y:.4f}){heading}{via}: "
             f"planned {total_steps} IK steps ({timing.ik_calls} IK round trips, "
             f"{timing.ik_s * 1000:.1f} ms in all) into {len(setpoints)} setpoints "
-            f"({setpoints.duration:.2f} s at {1.0 / self._stream.settings.period:g} Hz); "
-            f"first setpoint {(timing.first_setpoint_at - run.accepted_at) * 1000:.1f} ms "
-            "after acceptance"
+            f"({setpoints.duration:.2f} s at {rate:g} Hz); "
+            f"first setpoint {first_at:.1f} ms after acceptance"
         )
 
     # --- results ---------------------------------------------------------------------------

@@ -1,4 +1,9 @@
-"""A MoveArm goal from acceptance to its outcome: validation, admission and preemption.
+"""A motion from acceptance to its outcome: validation, admission and preemption.
+
+A motion is a MoveArm goal (or a clicked point, which is one without a goal handle) or a joint
+trajectory from another planner (`trajectory_msgs/JointTrajectory`). Every kind follows one
+rule: a valid newer motion preempts the running one, one motion holds the arm at a time, and
+a refused one disturbs nobody.
 
 No rclpy here (message types only): the node passes goals in and turns outcomes into
 MoveArm results. Units: metres, radians, seconds (monotonic).
@@ -11,7 +16,16 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from geometry_msgs.msg import Pose, Quaternion
+from trajectory_msgs.msg import JointTrajectory
+
 from arm_kinematics.config import ArmConfig
+from arm_kinematics.frames import FrameError, TargetFrames
+from arm_kinematics.kinematics.joint_trajectory import (
+    JointTrajectoryError,
+    TimedJointPath,
+    check_joint_trajectory,
+)
 from arm_kinematics.nodes.messages import OrientationError, quaternion_to_heading
 from arm_kinematics_interfaces.action import MoveArm
 
@@ -50,7 +64,9 @@ def format_joints(joints: tuple[float, ...]) -> str:
 
 @dataclass(frozen=True)
 class Move:
-    """A validated goal: target in the base frame (metres, radians), speed, step."""
+    """A validated goal: target in the base frame (metres, radians), speed, step, and the
+    LINEAR waypoints passed through before the target ((x, y) or (x, y, heading), base
+    frame)."""
 
     mode: int
     x: float
@@ -58,6 +74,53 @@ class Move:
     heading: float | None
     speed: float  # m/s (LINEAR) or fraction of the joint velocity limits (JOINT)
     max_step: float  # m
+    waypoints: tuple[tuple[float, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class TrajectoryMove:
+    """A joint trajectory to check against the start pose and stream: joint names, times (s
+    from the start) and positions (rad, one row per point in the order of `names`)."""
+
+    names: tuple[str, ...]
+    times: tuple[float, ...]
+    positions: tuple[tuple[float, ...], ...]
+
+    @classmethod
+    def from_message(cls, msg: JointTrajectory) -> TrajectoryMove:
+        """The plain trajectory of a message (velocities and accelerations are not used: the
+        positions are interpolated linearly in time)."""
+        return cls(
+            names=tuple(msg.joint_names),
+            times=tuple(
+                p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in msg.points
+            ),
+            positions=tuple(tuple(float(q) for q in p.positions) for p in msg.points),
+        )
+
+    def __len__(self) -> int:
+        return len(self.times)
+
+    def check(self, config: ArmConfig, current: tuple[float, ...] | None) -> TimedJointPath | str:
+        """The trajectory checked whole from the joints `current` (rad; None: no joint_states
+        came in time), or the reason it is refused (naming the point and joint)."""
+        if current is None:
+            return (
+                f"no joint_states within {config.trajectory.joint_state_timeout_s:g} s, so no "
+                "start pose to check it from"
+            )
+        try:
+            return check_joint_trajectory(
+                self.names,
+                self.times,
+                self.positions,
+                joint_names=config.joint_names,
+                joint_limits=config.joint_limits,
+                max_velocities=config.max_velocities,
+                current=current,
+            )
+        except JointTrajectoryError as error:
+            return str(error)
 
 
 @dataclass
@@ -80,35 +143,70 @@ class Outcome:
     path_points: object = None
 
 
-def validate(goal: MoveArm.Goal, config: ArmConfig) -> Move | str:
-    """The goal as a Move, or the reason it is INVALID_GOAL."""
-    frame = goal.target.header.frame_id
-    base = config.base_frame
-    if frame not in ("", base):
-        return f"target frame '{frame}' is not the arm's base frame '{base}'"
-    if goal.mode not in MODE_NAMES:
-        return f"unknown mode {goal.mode}: use LINEAR (0) or JOINT (1)"
-    p = goal.target.pose.position
+def base_pose(
+    frames: TargetFrames,
+    config: ArmConfig,
+    frame_id: str,
+    pose: Pose,
+    use_heading: bool,
+    what: str = "target",
+) -> tuple[float, ...] | str:
+    """A pose stamped in `frame_id` as (x, y) or, with `use_heading`, (x, y, heading) in the
+    base frame (m, rad); or the reason it is refused (frame, finite numbers, plane, heading)."""
+    p, o = pose.position, pose.orientation
     for name, value in (("x", p.x), ("y", p.y), ("z", p.z)):
         if not math.isfinite(value):
-            return f"target position {name} = {value} is not finite"
+            return f"{what} position {name} = {value} is not finite"
+    try:
+        target = frames.to_base(frame_id, (p.x, p.y, p.z), (o.x, o.y, o.z, o.w))
+    except FrameError as error:
+        return f"{what} {error}"
+    x, y, z = target.position
+    off_plane = abs(z - config.plane_z)
+    if off_plane > config.plane_tolerance:
+        where = f" z = {z:g} m is"
+        if target.given_in != frames.base_frame:
+            where = f" ({p.x:g}, {p.y:g}, {p.z:g}) m in '{frame_id}' is z = {z:.4g} m in the base,"
+        return (
+            f"{what}{where} {off_plane:.4g} m off the arm's plane "
+            f"({frames.plane_words(config.plane_z)}, +- {config.plane_tolerance:g} m)"
+        )
+    if not use_heading:
+        return (x, y)
+    qx, qy, qz, qw = target.orientation
+    try:
+        heading = quaternion_to_heading(Quaternion(x=qx, y=qy, z=qz, w=qw))
+    except OrientationError as error:
+        return f"{what}: {error}"
+    return (x, y, heading)
+
+
+def validate(goal: MoveArm.Goal, config: ArmConfig, max_waypoints: int | None = None) -> Move | str:
+    """The goal as a Move in the base frame, or the reason it is INVALID_GOAL. The target and
+    waypoints may be stamped in the base frame or the mount's parent frame; at most
+    `max_waypoints` waypoints (None: no limit)."""
+    if goal.mode not in MODE_NAMES:
+        return f"unknown mode {goal.mode}: use LINEAR (0) or JOINT (1)"
     for name, value in (("speed", goal.speed), ("max_step", goal.max_step)):
         if not math.isfinite(value):
             return f"{name} = {value} is not finite"
         if value < 0:
             return f"{name} = {value:g} is negative (0 means the default)"
-    off_plane = abs(p.z - config.plane_z)
-    if off_plane > config.plane_tolerance:
-        return (
-            f"target z = {p.z:g} m is {off_plane:.4g} m off the arm's plane "
-            f"(z = {config.plane_z:g} +- {config.plane_tolerance:g} m)"
-        )
-    heading = None
-    if goal.use_heading:
-        try:
-            heading = quaternion_to_heading(goal.target.pose.orientation)
-        except OrientationError as error:
-            return str(error)
+    if goal.waypoints and goal.mode != MoveArm.Goal.LINEAR:
+        return "waypoints are for LINEAR moves only"
+    if max_waypoints is not None and len(goal.waypoints) > max_waypoints:
+        return f"{len(goal.waypoints)} waypoints: the most is max_waypoints = {max_waypoints}"
+    frames = TargetFrames.from_config(config)
+    frame = goal.target.header.frame_id
+    target = base_pose(frames, config, frame, goal.target.pose, goal.use_heading)
+    if isinstance(target, str):
+        return target
+    waypoints = []
+    for index, pose in enumerate(goal.waypoints):
+        waypoint = base_pose(frames, config, frame, pose, goal.use_heading, f"waypoint {index}")
+        if isinstance(waypoint, str):
+            return waypoint
+        waypoints.append(waypoint)
     trajectory = config.trajectory
     if goal.mode == MoveArm.Goal.LINEAR:
         speed = goal.speed or trajectory.default_speed
@@ -121,11 +219,12 @@ def validate(goal: MoveArm.Goal, config: ArmConfig) -> Move | str:
             )
     return Move(
         mode=goal.mode,
-        x=p.x,
-        y=p.y,
-        heading=heading,
+        x=target[0],
+        y=target[1],
+        heading=target[2] if len(target) > 2 else None,
         speed=speed,
         max_step=goal.max_step or trajectory.default_max_step,
+        waypoints=tuple(waypoints),
     )
 
 
@@ -146,7 +245,7 @@ class GoalRun:
     why."""
 
     key: bytes
-    move: Move | None
+    move: Move | TrajectoryMove | None
     error: str | None
     label: str = "goal"  # for log lines
     accepted_at: float = field(default_factory=time.monotonic)
@@ -186,9 +285,10 @@ class Admission:
         self._closing = False
         self._motion = threading.Lock()
 
-    def admit(self, key: bytes, move: Move | str, label: str = "goal") -> GoalRun:
-        """Register a goal (a Move, or the reason it is invalid); a valid one preempts."""
-        if isinstance(move, Move):
+    def admit(self, key: bytes, move: Move | TrajectoryMove | str, label: str = "goal") -> GoalRun:
+        """Register a goal (a Move or a checked TrajectoryMove, or the reason it is invalid);
+        a valid one preempts the active one."""
+        if not isinstance(move, str):
             run = GoalRun(key=key, move=move, error=None, label=label)
         else:
             run = GoalRun(key=key, move=None, error=move, label=label)
@@ -198,9 +298,18 @@ class Admission:
             elif run.move is not None:
                 previous, self._active = self._active, run
                 if previous is not None:
-                    previous.stop(Result.PREEMPTED, "preempted by a newer goal")
+                    previous.stop(Result.PREEMPTED, f"preempted by a newer {label}")
             self._runs[key] = run
         return run
+
+    def stop_active(self, reason: str) -> GoalRun | None:
+        """Stop the active motion (PREEMPTED, with `reason`), as an empty joint trajectory
+        asks: the arm stays at its last commanded point. The stopped run, or None."""
+        with self._lock:
+            previous, self._active = self._active, None
+        if previous is not None:
+            previous.stop(Result.PREEMPTED, reason)
+        return previous
 
     def find(self, key: bytes) -> GoalRun | None:
         with self._lock:

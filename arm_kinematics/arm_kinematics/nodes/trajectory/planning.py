@@ -1,27 +1,31 @@
 """A goal's plan, or the outcome that ends it before anything moves.
 
-LINEAR moves go through the core's one line planner (`plan_line`), JOINT moves solve their goal
-and interpolate the joints (`joint_setpoints`); both solve IK only through the `solve` callable
-they are given (for the node, `IkBatchClient.solver`: the IK node's solve_ik_batch).
+LINEAR moves go through the core's one line planner (`plan_line`, one straight segment after
+another through the goal's waypoints: `plan_polyline`), JOINT moves solve their goal and
+interpolate the joints (`joint_setpoints`); both solve IK only through the `solve` callable they
+are given (for the node, `IkBatchClient.solver`: the IK node's solve_ik_batch). The
+plan_cartesian_path service plans with `plan_path`, exactly as a LINEAR goal.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics import (
-    LinePath,
     PlanarArm,
     PlanStatus,
+    PolylinePlan,
     Setpoints,
     joint_setpoints,
-    plan_line,
+    plan_polyline,
+    polyline_step_counts,
 )
-from arm_kinematics.kinematics.planning import SolvePoints
+from arm_kinematics.kinematics.planning import SolvePoints, polyline_paths
 from arm_kinematics.nodes.trajectory.goals import GoalRun, Move, Outcome, Result
 from arm_kinematics.nodes.trajectory.ik_batch import IkInterruptedError, IkUnavailableError
 from arm_kinematics_interfaces.action import MoveArm
@@ -70,46 +74,89 @@ def plan_move(
         return outcome
 
 
+def start_pose(arm: PlanarArm, start: tuple[float, ...], use_heading: bool) -> tuple[float, ...]:
+    """The tool pose at the joints `start`: (x, y), or (x, y, heading) when the path has one."""
+    x0, y0, h0 = arm.forward(start)
+    return (x0, y0, h0) if use_heading else (x0, y0)
+
+
+def path_points(
+    arm: PlanarArm,
+    start: tuple[float, ...],
+    waypoints: Sequence[tuple[float, ...]],
+    max_step: float,
+) -> np.ndarray:
+    """Every planned point of the path start -> waypoints (no IK: for the abort markers)."""
+    pose = start_pose(arm, start, len(waypoints[0]) == 3)
+    counts = polyline_step_counts(arm, pose, waypoints, max_step)
+    paths = polyline_paths(pose, waypoints)
+    return np.concatenate([path.points(c) for path, c in zip(paths, counts, strict=True)])
+
+
+def plan_path(
+    arm: PlanarArm,
+    config: ArmConfig,
+    start: tuple[float, ...],
+    waypoints: Sequence[tuple[float, ...]],
+    *,
+    max_step: float,
+    speed: float,
+    max_joint_step: float,
+    solve: SolvePoints,
+) -> PolylinePlan | str:
+    """Plan the tool path from the joints `start` (rad) through `waypoints` ((x, y) or (x, y,
+    heading) in the base frame, m and rad) with the MoveArm LINEAR rules: points at most
+    `max_step` m apart, `speed` m/s slowed by the joint velocity limits, a joint step above
+    `max_joint_step` rad a jump, setpoints at the command rate. The reason it is refused when
+    it would need more than MAX_PLAN_POINTS points or MAX_SETPOINTS setpoints (before any IK).
+    """
+    period = 1.0 / config.trajectory.command_rate_hz
+    pose = start_pose(arm, start, len(waypoints[0]) == 3)
+    count = sum(polyline_step_counts(arm, pose, waypoints, max_step))
+    if count > MAX_PLAN_POINTS:
+        return (
+            f"the path needs {count} points of max_step {max_step:g} m; the most is "
+            f"{MAX_PLAN_POINTS}: use a larger max_step or fewer waypoints"
+        )
+    length = sum(path.length for path in polyline_paths(pose, waypoints))
+    expected_setpoints = length / (speed * period)
+    if expected_setpoints > MAX_SETPOINTS:
+        return (
+            f"at {speed:g} m/s the move would take {expected_setpoints * period:.0f} s "
+            f"({expected_setpoints:.0f} setpoints, the most is {MAX_SETPOINTS}): use a higher "
+            "speed"
+        )
+    return plan_polyline(
+        arm,
+        pose,
+        waypoints,
+        max_step,
+        start,
+        solve=solve,
+        speed=speed,
+        joint_velocity_limits=config.max_velocities,
+        max_joint_step=max_joint_step,
+        period=period,
+    )
+
+
 def _plan_linear(
     arm: PlanarArm, config: ArmConfig, move: Move, start: tuple[float, ...], solve: SolvePoints
 ) -> PlannedMove | Outcome:
-    trajectory = config.trajectory
-    period = 1.0 / trajectory.command_rate_hz
-    x0, y0, h0 = arm.forward(start)
-    start_pose = (x0, y0) if move.heading is None else (x0, y0, h0)
     goal = (move.x, move.y) if move.heading is None else (move.x, move.y, move.heading)
-    path = LinePath(
-        (x0, y0), (move.x, move.y), h0 if move.heading is not None else None, move.heading
-    )
-    count = path.step_count(
-        move.max_step, arm.link_lengths[-1] if move.heading is not None else 0.0
-    )
-    if count > MAX_PLAN_POINTS:
-        return Outcome(
-            Result.INVALID_GOAL,
-            f"the line needs {count} points of max_step {move.max_step:g} m; the most is "
-            f"{MAX_PLAN_POINTS}: use a larger max_step",
-        )
-    expected_setpoints = path.length / (move.speed * period)
-    if expected_setpoints > MAX_SETPOINTS:
-        return Outcome(
-            Result.INVALID_GOAL,
-            f"at {move.speed:g} m/s the move would take {expected_setpoints * period:.0f} s "
-            f"({expected_setpoints:.0f} setpoints, the most is {MAX_SETPOINTS}): use a higher "
-            "speed",
-        )
-    plan = plan_line(
+    waypoints = [*move.waypoints, goal]
+    plan = plan_path(
         arm,
-        start_pose,
-        goal,
-        move.max_step,
+        config,
         start,
-        solve=solve,
+        waypoints,
+        max_step=move.max_step,
         speed=move.speed,
-        joint_velocity_limits=config.max_velocities,
-        max_joint_step=trajectory.max_joint_step,
-        period=period,
+        max_joint_step=config.trajectory.max_joint_step,
+        solve=solve,
     )
+    if isinstance(plan, str):
+        return Outcome(Result.INVALID_GOAL, plan)
     if plan.setpoints is not None:
         return PlannedMove(plan.setpoints, plan.total_steps)
     assert plan.failed_step is not None
@@ -124,7 +171,7 @@ def _plan_linear(
         total_steps=total,
         feasible_fraction=plan.feasible_fraction,
         failed_point=plan.failed_point,
-        path_points=path.points(total),
+        path_points=path_points(arm, start, waypoints, move.max_step),
     )
 
 

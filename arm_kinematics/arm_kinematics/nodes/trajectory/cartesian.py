@@ -1,0 +1,219 @@
+"""The plan_cartesian_path service without its node: request -> plan -> response.
+
+Plans the polyline start -> waypoints with the MoveArm LINEAR rules (`planning.plan_path`: the
+same planner, IK through the same `solve` callable, the same timing) and moves nothing. No rclpy
+node here, message types only. Units: metres, radians, seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from geometry_msgs.msg import Point
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from arm_kinematics.config import ArmConfig
+from arm_kinematics.frames import TargetFrames
+from arm_kinematics.kinematics import LIMIT_TOLERANCE, PlanarArm, PlanStatus, PolylinePlan
+from arm_kinematics.kinematics.planning import SolvePoints
+from arm_kinematics.nodes.messages import JointStateError, joint_positions
+from arm_kinematics.nodes.trajectory.goals import base_pose
+from arm_kinematics.nodes.trajectory.ik_batch import IkUnavailableError
+from arm_kinematics.nodes.trajectory.planning import plan_path
+from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK
+
+Response = PlanCartesianPath.Response
+
+#: PlanCartesianPath status value -> constant name.
+STATUS_NAMES = {
+    getattr(Response, name): name
+    for name in (
+        "SUCCEEDED",
+        "INVALID_REQUEST",
+        "IK_FAILED",
+        "JOINT_JUMP",
+        "IK_UNAVAILABLE",
+        "NO_JOINT_STATE",
+    )
+}
+
+
+@dataclass(frozen=True)
+class PathRequest:
+    """A validated request: waypoints in the base frame ((x, y) or (x, y, heading)), the start
+    joints (None: the latest joint_states), max_step (m), jump threshold (rad), speed (m/s)."""
+
+    waypoints: tuple[tuple[float, ...], ...]
+    start: tuple[float, ...] | None
+    max_step: float
+    jump_threshold: float
+    speed: float
+
+
+def validate_request(
+    request: PlanCartesianPath.Request, config: ArmConfig, max_waypoints: int
+) -> PathRequest | str:
+    """The request in the base frame with the defaults filled in, or why it is INVALID_REQUEST."""
+    count = len(request.waypoints)
+    if count == 0:
+        return "no waypoints: give at least one pose to plan to"
+    if count > max_waypoints:
+        return f"{count} waypoints: the most is max_waypoints = {max_waypoints}"
+    for name, value in (
+        ("max_step", request.max_step),
+        ("jump_threshold", request.jump_threshold),
+        ("speed", request.speed),
+    ):
+        if not math.isfinite(value):
+            return f"{name} = {value} is not finite"
+        if value < 0:
+            return f"{name} = {value:g} is negative (0 means the default)"
+    frames = TargetFrames.from_config(config)
+    waypoints = []
+    for index, pose in enumerate(request.waypoints):
+        waypoint = base_pose(
+            frames, config, request.header.frame_id, pose, request.use_heading, f"waypoint {index}"
+        )
+        if isinstance(waypoint, str):
+            return waypoint
+        waypoints.append(waypoint)
+    start = None
+    if len(request.start_state.name) or len(request.start_state.position):
+        try:
+            start = joint_positions(request.start_state, config.joint_names)
+        except JointStateError as error:
+            return f"start_state: {error}"
+        for name, q, (lo, hi) in zip(config.joint_names, start, config.joint_limits, strict=True):
+            if not lo - LIMIT_TOLERANCE <= q <= hi + LIMIT_TOLERANCE:
+                return (
+                    f"start_state: joint {name} = {math.degrees(q):.2f} deg is outside its limits "
+                    f"[{math.degrees(lo):.2f}, {math.degrees(hi):.2f}] deg"
+                )
+    trajectory = config.trajectory
+    return PathRequest(
+        waypoints=tuple(waypoints),
+        start=start,
+        max_step=request.max_step or trajectory.default_max_step,
+        jump_threshold=request.jump_threshold or trajectory.max_joint_step,
+        speed=request.speed or trajectory.default_speed,
+    )
+
+
+def duration_nanoseconds(times: np.ndarray) -> list[int]:
+    """Seconds from the start as whole nanoseconds, each step rounded UP, so that no step of
+    the message is shorter than the plan's (a joint never looks faster than its limit).
+
+    >>> duration_nanoseconds(np.array([0.1, 0.3000000001]))
+    [100000000, 300000001]
+    """
+    steps = np.diff(np.concatenate(([0.0], times)))
+    ticks, total = [], 0
+    for step in steps.tolist():
+        total += math.ceil(round(step * 1e9, 3))
+        ticks.append(total)
+    return ticks
+
+
+def timed_trajectory(
+    names: tuple[str, ...], start: tuple[float, ...], plan: PolylinePlan
+) -> JointTrajectory:
+    """The feasible part of `plan` as a JointTrajectory: the start at time 0 (where the arm is,
+    as MoveIt returns it), then every feasible point at its planned time."""
+    trajectory = JointTrajectory(joint_names=list(names))
+    first = JointTrajectoryPoint(positions=list(start))
+    points = [first]
+    for row, ticks in zip(plan.joints.tolist(), duration_nanoseconds(plan.times), strict=True):
+        point = JointTrajectoryPoint(positions=row)
+        point.time_from_start.sec, point.time_from_start.nanosec = divmod(ticks, 1_000_000_000)
+        points.append(point)
+    trajectory.points = points if len(plan.joints) else []
+    return trajectory
+
+
+def plan_response(
+    arm: PlanarArm,
+    config: ArmConfig,
+    request: PathRequest,
+    start: tuple[float, ...],
+    solve: SolvePoints,
+) -> Response:
+    """Plan `request` from the joints `start` (rad) and describe the result (nothing moves)."""
+    response = _response()
+    try:
+        plan = plan_path(
+            arm,
+            config,
+            start,
+            request.waypoints,
+            max_step=request.max_step,
+            speed=request.speed,
+            max_joint_step=request.jump_threshold,
+            solve=solve,
+        )
+    except IkUnavailableError as error:
+        return _response(Response.IK_UNAVAILABLE, str(error))
+    if isinstance(plan, str):
+        return refusal(f"{plan}: nothing planned")
+    response.trajectory = timed_trajectory(config.joint_names, start, plan)
+    response.fraction = plan.feasible_fraction
+    response.ik_status = int(plan.ik_status)
+    if plan.ok:
+        response.status = Response.SUCCEEDED
+        response.message = (
+            f"{plan.message}; {plan.total_steps} points, {plan.duration:.2f} s; nothing moved"
+        )
+        return response
+    assert plan.failed_step is not None
+    assert plan.failed_waypoint is not None
+    jump = plan.status == PlanStatus.JOINT_JUMP
+    response.status = Response.JOINT_JUMP if jump else Response.IK_FAILED
+    response.failed_index = plan.failed_step
+    response.failed_waypoint = plan.failed_waypoint
+    if plan.failed_point is not None:
+        x, y = plan.failed_point[:2]
+        response.failed_point = Point(x=float(x), y=float(y), z=config.plane_z)
+    response.message = (
+        f"{plan.message}; {plan.feasible_fraction:.1%} of the path is feasible; nothing moved"
+    )
+    return response
+
+
+def refusal(message: str) -> Response:
+    """An INVALID_REQUEST answer with `message` (nothing planned)."""
+    return _response(Response.INVALID_REQUEST, message)
+
+
+def _response(status: int = Response.SUCCEEDED, message: str = "") -> Response:
+    return Response(
+        status=status,
+        message=message,
+        failed_index=-1,
+        failed_waypoint=-1,
+        ik_status=SolveIK.Response.OK,
+    )
+
+
+def plan_cartesian_path(
+    arm: PlanarArm,
+    config: ArmConfig,
+    request: PlanCartesianPath.Request,
+    max_waypoints: int,
+    latest_joints: Callable[[], tuple[float, ...] | None],
+    solve: SolvePoints,
+) -> Response:
+    """The whole service: validate `request`, take its start (its start_state, else
+    `latest_joints()`: the latest joint_states, None when none came in time), plan, answer."""
+    checked = validate_request(request, config, max_waypoints)
+    if isinstance(checked, str):
+        return refusal(f"{checked}: nothing planned")
+    start = checked.start if checked.start is not None else latest_joints()
+    if start is None:
+        timeout = config.trajectory.joint_state_timeout_s
+        return _response(
+            Response.NO_JOINT_STATE,
+            f"no start_state and no joint_states within {timeout:g} s: nothing planned",
+        )
+    return plan_response(arm, config, checked, start, solve)

@@ -1,0 +1,344 @@
+"""The trajectory node's other inputs, without a ROS graph: joint trajectories from another
+planner (admission, checks, preemption), MoveArm waypoints and targets in a mount's parent frame,
+and the plan_cartesian_path service's plain part.
+
+Forward kinematics here is written out (the sum of the two link vectors), not the code's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+import numpy as np
+import pytest
+from builtin_interfaces.msg import Duration
+from geometry_msgs.msg import Pose
+from test_trajectory_node import tip_of
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from arm_kinematics.config import ArmConfig, MountConfig
+from arm_kinematics.kinematics import IkAnswers, chain_solver
+from arm_kinematics.kinematics.joint_trajectory import TimedJointPath
+from arm_kinematics.nodes.messages import joint_state
+from arm_kinematics.nodes.trajectory import cartesian
+from arm_kinematics.nodes.trajectory.goals import Admission, Move, Result, TrajectoryMove, validate
+from arm_kinematics.nodes.trajectory.ik_batch import IkUnavailableError
+from arm_kinematics.nodes.trajectory.planning import (
+    MAX_PLAN_POINTS,
+    PlannedMove,
+    plan_move,
+)
+from arm_kinematics_interfaces.action import MoveArm
+from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK
+
+CONFIG = ArmConfig.from_file()
+ARM = CONFIG.make_arm()
+NAMES = CONFIG.joint_names
+L1, L2 = CONFIG.link_lengths
+LIMITS = np.asarray(CONFIG.max_velocities)
+HOME = tuple(CONFIG.home)
+Response = PlanCartesianPath.Response
+
+
+def distance_to_polyline(point, corners) -> float:
+    """Distance (m) from (x, y) to the nearest of the segments between `corners`."""
+    p = np.asarray(point, dtype=float)
+    best = math.inf
+    for a, b in itertools.pairwise(corners):
+        a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        t = np.clip(np.dot(p - a_, b_ - a_) / np.dot(b_ - a_, b_ - a_), 0.0, 1.0)
+        best = min(best, float(np.linalg.norm(p - (a_ + t * (b_ - a_)))))
+    return best
+
+
+def poses(points) -> list[Pose]:
+    """Poses at (x, y) or (x, y, z) points (m), orientation the identity."""
+    result = []
+    for point in points:
+        pose = Pose()
+        pose.position.x, pose.position.y = point[0], point[1]
+        pose.position.z = point[2] if len(point) > 2 else 0.0
+        pose.orientation.w = 1.0
+        result.append(pose)
+    return result
+
+
+def message(names, points) -> JointTrajectory:
+    """A JointTrajectory of (time s, positions rad) points, as a planner sends it."""
+    msg = JointTrajectory(joint_names=list(names))
+    for time, positions in points:
+        sec, nanosec = divmod(round(time * 1e9), 1_000_000_000)
+        msg.points.append(
+            JointTrajectoryPoint(
+                positions=list(positions), time_from_start=Duration(sec=sec, nanosec=nanosec)
+            )
+        )
+    return msg
+
+
+# --- joint trajectories ------------------------------------------------------------------------
+
+
+def test_a_trajectory_with_shuffled_names_is_checked_from_the_current_pose_in_the_arm_order():
+    msg = message(["elbow", "shoulder"], [(0.5, (0.6, 0.2)), (1.25, (0.3, 0.4))])
+    trajectory = TrajectoryMove.from_message(msg)
+    assert trajectory.times == (0.5, 1.25)
+    path = trajectory.check(CONFIG, HOME)
+    assert isinstance(path, TimedJointPath)
+    assert path.times.tolist() == [0.0, 0.5, 1.25]
+    assert path.positions.tolist() == [list(HOME), [0.2, 0.6], [0.4, 0.3]]
+    setpoints = path.sample(0.02)
+    assert len(setpoints) == 63  # ceil(1.25 s / 20 ms)
+    assert setpoints[-1].tolist() == [0.4, 0.3]
+    assert np.all(np.abs(np.diff(np.vstack((HOME, setpoints)), axis=0)) <= LIMITS * 0.02 + 1e-12)
+
+
+@pytest.mark.parametrize(
+    ("names", "points", "reason"),
+    [
+        (["shoulder"], [(1.0, (0.1,))], "joints elbow are missing"),
+        (
+            NAMES,
+            [(0.5, (0.1, 0.8)), (0.5, (0.2, 0.8))],
+            "point 1: time_from_start 0.5 s does not increase (point 0 is at 0.5 s)",
+        ),
+        (
+            NAMES,
+            [(1.0, (0.1, 0.8)), (2.0, (0.1, math.radians(95)))],
+            "point 1: joint elbow = 95.00",
+        ),
+        (
+            NAMES,
+            [(1.0, (0.1, 0.8)), (1.1, (0.6, 0.8))],
+            "point 1: joint shoulder moves 0.5 rad in 0.1 s (5 rad/s), faster than its limit",
+        ),
+    ],
+    ids=["subset", "non_increasing", "out_of_limits", "too_fast"],
+)
+def test_a_trajectory_that_breaks_a_rule_is_refused_naming_the_point_and_joint(
+    names, points, reason
+):
+    assert reason in TrajectoryMove.from_message(message(names, points)).check(CONFIG, HOME)
+
+
+def test_a_trajectory_without_a_start_pose_is_refused():
+    trajectory = TrajectoryMove.from_message(message(NAMES, [(1.0, HOME)]))
+    assert trajectory.check(CONFIG, None).startswith("no joint_states within")
+
+
+def test_a_trajectory_and_a_goal_preempt_each_other_and_an_empty_one_stops_the_running_one():
+    admission = Admission()
+    goal = admission.admit(b"1", Move(0, 0.12, 0.05, None, 0.05, 0.001))
+    trajectory = TrajectoryMove.from_message(message(NAMES, [(1.0, HOME)]))
+    first = admission.admit(b"2", trajectory, "joint trajectory")
+    assert goal.stop_status == Result.PREEMPTED
+    assert goal.stop_reason == "preempted by a newer joint trajectory"
+    assert first.stop_status is None
+    second = admission.admit(b"3", trajectory, "joint trajectory")
+    assert first.stop_status == Result.PREEMPTED
+    newer_goal = admission.admit(b"4", Move(0, 0.12, 0.05, None, 0.05, 0.001))
+    assert second.stop_reason == "preempted by a newer goal"
+    assert admission.stop_active("stopped by an empty joint trajectory") is newer_goal
+    assert newer_goal.stop_status == Result.PREEMPTED
+    assert newer_goal.stopped(HOME).message.startswith("stopped by an empty joint trajectory")
+    assert admission.stop_active("again") is None  # nothing is moving any more
+
+
+# --- MoveArm waypoints and frames --------------------------------------------------------------
+
+
+def arm_goal(x, y, frame="", waypoints=(), z=0.0, mode=MoveArm.Goal.LINEAR) -> MoveArm.Goal:
+    goal = MoveArm.Goal(mode=mode)
+    goal.target.header.frame_id = frame
+    goal.target.pose.position.x, goal.target.pose.position.y = x, y
+    goal.target.pose.position.z = z
+    goal.target.pose.orientation.w = 1.0
+    goal.waypoints = poses(waypoints)
+    return goal
+
+
+YAW = math.radians(90.0)
+MOUNTED = dataclasses.replace(CONFIG, mount=MountConfig("world", (0.5, -0.2, 0.3), (0.0, 0.0, YAW)))
+
+
+def world_of(x, y, z=0.0):
+    """A base-frame point in 'world' for MOUNTED: rotate by the yaw, then translate."""
+    c, s = math.cos(YAW), math.sin(YAW)
+    return (0.5 + c * x - s * y, -0.2 + s * x + c * y, 0.3 + z)
+
+
+def test_goal_waypoints_and_targets_in_the_parent_frame_are_moved_into_the_base_frame():
+    goal = arm_goal(*world_of(0.12, 0.05)[:2], "world", [world_of(0.15, 0.02)], z=0.3)
+    move = validate(goal, MOUNTED, max_waypoints=5)
+    assert isinstance(move, Move)
+    assert (move.x, move.y) == pytest.approx((0.12, 0.05), abs=1e-12)
+    assert move.waypoints[0] == pytest.approx((0.15, 0.02), abs=1e-12)
+    # Without the mount, 'world' is an unknown frame.
+    assert validate(goal, CONFIG) == (
+        "target frame 'world' is not the base frame 'base_link' (empty means the base frame)"
+    )
+
+
+def test_a_parent_frame_point_off_the_plane_too_many_or_joint_waypoints_are_refused():
+    wx, wy, wz = world_of(0.12, 0.05, z=0.01)
+    off = arm_goal(wx, wy, "world", z=wz)
+    reason = validate(off, MOUNTED)
+    assert "0.01 m off the arm's plane" in reason
+    assert (
+        "which in 'world' is the plane through (0.5, -0.2, 0.3) m with normal (0, 0, 1)" in reason
+    )
+    many = arm_goal(0.12, 0.05, waypoints=[(0.15, 0.02, 0.0)] * 4)
+    assert validate(many, CONFIG, max_waypoints=3) == "4 waypoints: the most is max_waypoints = 3"
+    joint = arm_goal(0.12, 0.05, waypoints=[(0.15, 0.02, 0.0)], mode=MoveArm.Goal.JOINT)
+    assert validate(joint, CONFIG) == "waypoints are for LINEAR moves only"
+
+
+def test_a_goal_with_waypoints_plans_the_whole_polyline_or_aborts_at_its_failing_segment():
+    run = Admission().admit(b"1", Move(0, 0.12, 0.05, None, 0.05, 0.001))
+    corners = [tip_of(HOME), (0.15, 0.02), (0.14, 0.08), (0.12, 0.05)]
+    move = Move(0, 0.12, 0.05, None, 0.05, 0.001, waypoints=((0.15, 0.02), (0.14, 0.08)))
+    planned = plan_move(ARM, CONFIG, move, HOME, chain_solver(ARM), run)
+    assert isinstance(planned, PlannedMove)
+    tips = [tip_of(q) for q in planned.setpoints.joints]
+    assert max(distance_to_polyline(t, corners) for t in tips) < 1e-6
+    for corner in corners[1:]:  # the tool passes through every waypoint
+        assert min(math.dist(t, corner) for t in tips) < 1e-9
+    steps = np.abs(np.diff(np.vstack((HOME, planned.setpoints.joints)), axis=0))
+    assert np.all(steps <= LIMITS * planned.setpoints.period * (1 + 1e-9))
+    # Through the joint-limit hole (nothing closer than sqrt(L1^2 + L2^2) = 0.128 m).
+    hole = Move(0, 0.12, 0.05, None, 0.05, 0.001, waypoints=((0.15, 0.02), (0.0, 0.17)))
+    failed = plan_move(ARM, CONFIG, hole, HOME, chain_solver(ARM), run)
+    assert failed.status == Result.IK_FAILED
+    assert failed.ik_status == SolveIK.Response.JOINT_LIMIT
+    assert "segment 2 of 3 (to waypoint 1)" in failed.message
+    first = math.ceil(math.dist(corners[0], (0.15, 0.02)) / 0.001 - 1e-9)
+    assert failed.failed_step > first
+    assert math.hypot(*failed.path_points[failed.failed_step][:2]) < math.hypot(L1, L2)
+    assert math.hypot(*failed.path_points[failed.failed_step - 1][:2]) >= math.hypot(L1, L2)
+    assert 0.0 < failed.feasible_fraction < 1.0
+
+
+def test_a_goal_needing_too_many_points_in_all_is_refused_before_any_ik():
+    run = Admission().admit(b"1", Move(0, 0.12, 0.05, None, 0.05, 0.001))
+    calls = []
+
+    def solve(points, seed) -> IkAnswers:
+        calls.append(len(points))
+        return chain_solver(ARM)(points, seed)
+
+    waypoints = ((0.15, 0.02), (0.12, 0.05)) * 50  # 100 segments of about 4 cm
+    step = 100 * 0.04 / MAX_PLAN_POINTS * 0.9
+    outcome = plan_move(
+        ARM, CONFIG, Move(0, 0.12, 0.05, None, 0.05, step, waypoints), HOME, solve, run
+    )
+    assert outcome.status == Result.INVALID_GOAL
+    assert f"the most is {MAX_PLAN_POINTS}" in outcome.message
+    assert calls == []
+
+
+# --- plan_cartesian_path -----------------------------------------------------------------------
+
+
+def plan_request(points, frame="", **fields) -> PlanCartesianPath.Request:
+    request = PlanCartesianPath.Request(**fields)
+    request.header.frame_id = frame
+    request.waypoints = poses(points)
+    return request
+
+
+def call(request, config=CONFIG, start=HOME, solve=None, max_waypoints=100) -> Response:
+    return cartesian.plan_cartesian_path(
+        ARM, config, request, max_waypoints, lambda: start, solve or chain_solver(ARM)
+    )
+
+
+def message_times(trajectory) -> np.ndarray:
+    return np.array(
+        [p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in trajectory.points]
+    )
+
+
+def test_a_good_polyline_is_planned_on_its_segments_within_the_velocity_limits():
+    corners = [tip_of(HOME), (0.15, 0.02), (0.14, 0.08), (0.12, 0.05)]
+    response = call(plan_request([(x, y, 0.0) for x, y in corners[1:]], speed=0.1))
+    assert response.status == Response.SUCCEEDED, response.message
+    assert response.fraction == 1.0
+    assert (response.failed_index, response.failed_waypoint) == (-1, -1)
+    trajectory = response.trajectory
+    assert list(trajectory.joint_names) == list(NAMES)
+    positions = np.array([p.positions for p in trajectory.points])
+    assert positions[0].tolist() == list(HOME)  # the start, at time 0
+    assert max(distance_to_polyline(tip_of(q), corners) for q in positions) < 1e-6
+    assert tip_of(positions[-1]) == pytest.approx(corners[-1], abs=1e-9)
+    times = message_times(trajectory)
+    assert times[0] == 0.0
+    ratio = np.abs(np.diff(positions, axis=0)) / np.diff(times)[:, None] / LIMITS
+    assert ratio.max() <= 1.0
+    lengths = sum(math.dist(a, b) for a, b in itertools.pairwise(corners))
+    assert times[-1] >= lengths / 0.1 - 1e-9  # never faster than the tool speed
+    # The answer is a trajectory the joint_trajectory input accepts from where the arm is.
+    assert isinstance(TrajectoryMove.from_message(trajectory).check(CONFIG, HOME), TimedJointPath)
+
+
+def test_a_polyline_through_the_hole_is_truncated_and_never_succeeds():
+    request = plan_request([(0.15, 0.02, 0.0), (0.0, 0.17, 0.0), (0.13, 0.05, 0.0)])
+    response = call(request)
+    assert response.status == Response.IK_FAILED
+    assert response.ik_status == SolveIK.Response.JOINT_LIMIT
+    assert response.failed_waypoint == 1
+    first = math.ceil(math.dist(tip_of(HOME), (0.15, 0.02)) / 0.001 - 1e-9)
+    assert response.failed_index > first
+    assert math.hypot(response.failed_point.x, response.failed_point.y) < math.hypot(L1, L2)
+    # The feasible part: the first segment and the second up to the hole.
+    total = math.dist(tip_of(HOME), (0.15, 0.02)) + math.dist((0.15, 0.02), (0.0, 0.17))
+    total += math.dist((0.0, 0.17), (0.13, 0.05))
+    reached = tip_of(response.trajectory.points[-1].positions)
+    achieved = math.dist(tip_of(HOME), (0.15, 0.02)) + math.dist((0.15, 0.02), reached)
+    assert response.fraction == pytest.approx(achieved / total, abs=1e-9)
+    assert len(response.trajectory.points) == response.failed_index + 1  # the start + feasible
+    assert "nothing moved" in response.message
+
+
+def test_plan_requests_are_refused_at_once_when_malformed_or_too_big():
+    calls = []
+
+    def solve(points, seed) -> IkAnswers:
+        calls.append(len(points))
+        return chain_solver(ARM)(points, seed)
+
+    too_many = call(plan_request([(0.15, 0.02, 0.0)] * 4), max_waypoints=3, solve=solve)
+    assert too_many.status == Response.INVALID_REQUEST
+    assert too_many.message.startswith("4 waypoints: the most is max_waypoints = 3")
+    points = call(plan_request([(0.15, 0.02, 0.0)], max_step=1e-7), solve=solve)
+    assert points.status == Response.INVALID_REQUEST
+    assert f"the most is {MAX_PLAN_POINTS}" in points.message
+    assert call(plan_request([]), solve=solve).status == Response.INVALID_REQUEST
+    frame = call(plan_request([(0.15, 0.02, 0.0)], "camera"), solve=solve)
+    assert frame.message.startswith("waypoint 0 frame 'camera' is not the base frame")
+    bad_start = plan_request([(0.15, 0.02, 0.0)])
+    bad_start.start_state = joint_state(["shoulder"], [0.0])
+    assert "start_state: joint 'elbow' is missing" in call(bad_start, solve=solve).message
+    assert calls == []
+    no_state = call(plan_request([(0.15, 0.02, 0.0)]), start=None, solve=solve)
+    assert no_state.status == Response.NO_JOINT_STATE
+    assert (no_state.failed_index, no_state.failed_waypoint) == (-1, -1)
+
+    def unavailable(_points, _seed) -> IkAnswers:
+        raise IkUnavailableError("IK service '/solve_ik_batch' was not found within 1 s")
+
+    assert call(plan_request([(0.15, 0.02, 0.0)]), solve=unavailable).status == (
+        Response.IK_UNAVAILABLE
+    )
+
+
+def test_plan_waypoints_in_the_parent_frame_and_from_a_given_start_state():
+    start = (0.3, 0.9)
+    request = plan_request([world_of(0.15, 0.02), world_of(0.13, 0.07)], "world")
+    request.start_state = joint_state(list(NAMES), start)
+    response = call(request, config=MOUNTED, start=None)
+    assert response.status == Response.SUCCEEDED, response.message
+    positions = [p.positions for p in response.trajectory.points]
+    assert positions[0].tolist() == list(start)
+    assert tip_of(positions[-1]) == pytest.approx((0.13, 0.07), abs=1e-9)
