@@ -189,6 +189,10 @@ class TargetFrames:
         point, normal = self.mount.plane_in_parent(plane_z)
         return (
             f"z = {plane_z:g} m in '{self.base_frame}', which in '{self.mount.parent_frame}' is "
-            f"the plane through ({point[0]:.4g}, {point[1]:.4g}, {point[2]:.4g}) m with normal "
-            f"({normal[0]:.4g}, {normal[1]:.4g}, {normal[2]:.4g})"
+            f"the plane through {_vector_words(point)} m with normal {_vector_words(normal)}"
         )
+
+
+def _vector_words(vector: Sequence[float]) -> str:
+    """(x, y, z) to 4 significant digits, rounding errors of the rotation shown as 0."""
+    return "(" + ", ".join(f"{round(v, 9) + 0.0:.4g}" for v in vector) + ")"

@@ -19,3 +19,14 @@ def absolute_namespace(namespace: str) -> str:
     except InvalidNamespaceException as error:
         raise ValueError(f"invalid namespace {namespace!r}: {error}") from None
     return absolute
+
+
+def namespace_frame_prefix(namespace: str) -> str:
+    """The TF frame prefix of an arm in `namespace`: 'left_arm/' for '/left_arm' (or
+    'left_arm'), '' for the root namespace. tf2 frame names never start with '/'.
+
+    >>> namespace_frame_prefix("/lab/arm_b"), namespace_frame_prefix("/")
+    ('lab/arm_b/', '')
+    """
+    stripped = namespace.strip().strip("/")
+    return f"{stripped}/" if stripped else ""
