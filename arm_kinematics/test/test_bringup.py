@@ -32,12 +32,8 @@ from std_msgs.msg import String
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.description import robot_description
-from arm_kinematics.names import absolute_namespace, namespace_frame_prefix
-from arm_kinematics.nodes.bringup import (
-    RobotDescriptionPublisher,
-    frame_prefix_option,
-    ros_arguments,
-)
+from arm_kinematics.names import absolute_namespace, frame_prefix_for, namespace_frame_prefix
+from arm_kinematics.nodes.bringup import RobotDescriptionPublisher, ros_arguments
 from arm_kinematics.rclpy_compat.action_client import ActionClient
 
 CONFIG_2R = PACKAGE_DIR / "config" / "arm.yaml"
@@ -99,10 +95,10 @@ def test_the_namespace_gives_the_frame_prefix_unless_the_option_says_otherwise()
     assert namespace_frame_prefix("/left_arm") == "left_arm/"
     assert namespace_frame_prefix("lab/arm_b/") == "lab/arm_b/"
     assert namespace_frame_prefix("/") == ""
-    assert frame_prefix_option(None, "/left_arm") == "left_arm/"
-    assert frame_prefix_option("", "/left_arm") == ""  # asked for none
-    assert frame_prefix_option("arm_1/", "/left_arm") == "arm_1/"
-    assert frame_prefix_option(None, "/") is None  # the file's own frame_prefix stands
+    assert frame_prefix_for(None, "/left_arm") == "left_arm/"
+    assert frame_prefix_for("", "/left_arm") == ""  # asked for none
+    assert frame_prefix_for("arm_1/", "/left_arm") == "arm_1/"
+    assert frame_prefix_for(None, "/") is None  # the file's own frame_prefix stands
     # Every node of the process gets it as a parameter (quoted: read as YAML).
     assert ros_arguments(Path("/c/arm.yaml"), None, "/arm_a", "arm_a/")[-4:] == [
         "-p",

@@ -34,7 +34,7 @@ from std_msgs.msg import String
 
 from arm_kinematics.config import BACKENDS, ArmConfig, ConfigError, default_config_path
 from arm_kinematics.description import robot_description
-from arm_kinematics.names import absolute_namespace, namespace_frame_prefix
+from arm_kinematics.names import absolute_namespace, frame_prefix_for
 from arm_kinematics.nodes.runner import run_nodes
 
 EXIT_BAD_ARGUMENTS = 2
@@ -158,14 +158,6 @@ def node_factories(urdf: str, web: dict[str, str | int] | None = None) -> list[C
     return factories
 
 
-def frame_prefix_option(option: str | None, namespace: str) -> str | None:
-    """The frame prefix bringup gives its nodes: the option when given, else the namespace's
-    ('left_arm/' in /left_arm); None in the root namespace (the file's own prefix stands)."""
-    if option is not None:
-        return option
-    return namespace_frame_prefix(namespace) or None
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     import rclpy.utilities
 
@@ -175,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     config_path = (options.config or default_config_path()).expanduser().resolve()
     try:
         namespace = absolute_namespace(options.namespace)
-        frame_prefix = frame_prefix_option(options.frame_prefix, namespace)
+        frame_prefix = frame_prefix_for(options.frame_prefix, namespace)
         config = ArmConfig.from_file(config_path)
         # Validates the prefix too (ConfigError naming frame_prefix).
         urdf = robot_description(config_path, frame_prefix)
