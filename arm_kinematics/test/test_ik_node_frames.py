@@ -106,6 +106,16 @@ def random_joints(rng: random.Random) -> tuple[float, float]:
     return (rng.uniform(-LIMIT, LIMIT), elbow)
 
 
+def world_samples(name: str, seed: str, count: int):
+    """`count` random (joints, base-frame tip pose, world tip point) of the arm mounted `name`."""
+    mount = urdf_origin(*MOUNTS[name])
+    rng = random.Random(f"{seed}-{name}")
+    for _ in range(count):
+        joints = random_joints(rng)
+        pose = ARM.forward(joints)
+        yield joints, pose, to_world(mount, (pose[0], pose[1], 0.0))
+
+
 @pytest.fixture(scope="module")
 def graph() -> Iterator[RosGraph]:
     with ros_graph() as g:
@@ -126,12 +136,8 @@ def test_a_world_target_solves_like_the_same_point_in_the_base_frame(
     clients = arms[name]
     mount = urdf_origin(*MOUNTS[name])
     base_frame = f"{name}/base_link"
-    rng = random.Random(f"world-{name}")
     worst = 0.0
-    for _ in range(SAMPLES):
-        joints = random_joints(rng)
-        x, y, _ = ARM.forward(joints)
-        world = to_world(mount, (x, y, 0.0))
+    for _, (x, y, _), world in world_samples(name, "world", SAMPLES):
         in_world = clients.solve(target(*world[:2], z=world[2], frame="world", branch=3))
         in_base = clients.solve(target(x, y, frame=base_frame, branch=3))
         assert in_world.status == IK.OK, in_world.message
@@ -158,11 +164,7 @@ def test_a_world_orientation_is_a_heading_about_the_base_z(
 ) -> None:
     clients = arms[name]
     mount = urdf_origin(*MOUNTS[name])
-    rng = random.Random(f"heading-{name}")
-    for _ in range(10):
-        joints = random_joints(rng)
-        x, y, heading = ARM.forward(joints)
-        world = to_world(mount, (x, y, 0.0))
+    for joints, (_, _, heading), world in world_samples(name, "heading", 10):
         # The tool's orientation seen from the world: the mount's rotation, then the heading.
         orientation = quaternion_xyzw(mount[:3, :3] @ rz(heading))
         answer = clients.solve(
