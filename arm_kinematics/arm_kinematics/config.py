@@ -121,6 +121,7 @@ class ArmConfig:
     trajectory: TrajectoryConfig
     mount: MountConfig | None = None
     frame_prefix: str = ""
+    max_batch_targets: int = 100_000  # most targets in one solve_ik_batch request
 
     def frame(self, name: str) -> str:
         """The TF name of one of the arm's own frames (`frame_prefix` + name); e.g. with the
@@ -223,6 +224,9 @@ _GLOBAL_SPECS = (
     ParameterSpec("mount.parent_frame", str, "frame the arm is mounted in (empty: no mount)"),
     ParameterSpec("mount.xyz_m", float, "base_frame origin in mount.parent_frame, m", True),
     ParameterSpec("mount.rpy_deg", float, "base_frame roll, pitch, yaw in the parent, deg", True),
+    ParameterSpec(
+        "ik.max_batch_targets", int, "most targets in one solve_ik_batch request (larger: refused)"
+    ),
     ParameterSpec("trajectory.command_rate_hz", float, "joint_commands setpoint rate, Hz"),
     ParameterSpec("trajectory.default_speed_m_s", float, "LINEAR tool speed when a goal says 0"),
     ParameterSpec(
@@ -389,7 +393,14 @@ class _Reader:
             trajectory=self.trajectory(),
             mount=self.mount(),
             frame_prefix=self.frame_prefix(),
+            max_batch_targets=self.max_batch_targets(),
         )
+
+    def max_batch_targets(self) -> int:
+        name = "ik.max_batch_targets"
+        if name not in self.params:
+            return ArmConfig.max_batch_targets
+        return int(self.number(name, positive=True, integer=True))
 
     def optional(self, name: str, default: Any) -> Any:
         """A parameter that files written before it existed may leave out."""

@@ -12,6 +12,7 @@ in the plane z = plane_z_m.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -69,6 +70,35 @@ class Mount:
         """A point (x, y, z, m) given in the base frame, expressed in the parent frame."""
         x, y, z = self.rotation @ np.asarray(point, dtype=float) + self.translation
         return (float(x), float(y), float(z))
+
+    def points_to_base(self, points: np.ndarray) -> np.ndarray:
+        """Points (N x 3, m) given in the parent frame, expressed in the base frame (N x 3).
+
+        >>> mount = Mount.from_pose("world", (1.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+        >>> mount.points_to_base(np.array([[1.5, 0.0, 0.0], [1.0, 0.2, 0.0]])).round(12).tolist()
+        [[0.5, 0.0, 0.0], [0.0, 0.2, 0.0]]
+        """
+        return (np.asarray(points, dtype=float) - self.translation) @ self.rotation
+
+    def headings_to_base(self, headings: np.ndarray, tolerance: float = 1e-9) -> np.ndarray:
+        """Tool headings (rad) about the parent's z, as headings about the base's z (rad).
+
+        Only a mount whose base z is the parent's +z turns a rotation about the parent's z into
+        one about the base's z (it then subtracts the mount's yaw); ValueError otherwise.
+
+        >>> import math
+        >>> mount = Mount.from_pose("world", (0.0, 0.0, 0.0), (0.0, 0.0, math.pi / 2))
+        >>> mount.headings_to_base(np.array([math.pi / 2, 0.0])).round(12).tolist()
+        [0.0, -1.570796326795]
+        """
+        if abs(self.rotation[2, 2] - 1.0) > tolerance:
+            raise ValueError(
+                f"a heading about the z of '{self.parent_frame}' is no heading of the arm: its "
+                "plane is tilted in that frame (give headings in the base frame)"
+            )
+        yaw = math.atan2(self.rotation[1, 0], self.rotation[0, 0])
+        turned = np.asarray(headings, dtype=float) - yaw
+        return np.arctan2(np.sin(turned), np.cos(turned))
 
     def quaternion_to_base(self, xyzw: Sequence[float]) -> tuple[float, float, float, float]:
         """An orientation (quaternion x, y, z, w; unit length) given in the parent frame,
@@ -159,6 +189,10 @@ class TargetFrames:
         point, normal = self.mount.plane_in_parent(plane_z)
         return (
             f"z = {plane_z:g} m in '{self.base_frame}', which in '{self.mount.parent_frame}' is "
-            f"the plane through ({point[0]:.4g}, {point[1]:.4g}, {point[2]:.4g}) m with normal "
-            f"({normal[0]:.4g}, {normal[1]:.4g}, {normal[2]:.4g})"
+            f"the plane through {_vector_words(point)} m with normal {_vector_words(normal)}"
         )
+
+
+def _vector_words(vector: Sequence[float]) -> str:
+    """(x, y, z) to 4 significant digits, rounding errors of the rotation shown as 0."""
+    return "(" + ", ".join(f"{round(v, 9) + 0.0:.4g}" for v in vector) + ")"

@@ -4,14 +4,19 @@ and (optionally) RViz.
     ros2 launch arm_kinematics arm.launch.py                  # the page on http://127.0.0.1:8080/
     ros2 launch arm_kinematics arm.launch.py rviz:=true web:=false
     ros2 launch arm_kinematics arm.launch.py config:=my_arm.yaml hardware:=servokit
-    ros2 launch arm_kinematics arm.launch.py namespace:=left_arm
+    ros2 launch arm_kinematics arm.launch.py namespace:=left_arm      # frames left_arm/base_link...
 
 Every node reads the same params file (`config`); the URDF for robot_state_publisher is expanded
 from urdf/arm.urdf.xacro with that same file, so the model and the kinematics agree. All topic,
 service and action names are relative: with `namespace:=left_arm` they move under /left_arm, and
-two arms in two namespaces do not see each other. robot_state_publisher and RViz are remapped
-from /tf and /tf_static to the namespace's tf and tf_static for the same reason (with no
-namespace these are /tf and /tf_static as usual).
+two arms in two namespaces do not see each other's services. TF is shared: every arm publishes
+on the one /tf and /tf_static, its frames named with `frame_prefix` (by default the namespace
+and '/', e.g. left_arm/base_link), so two arms mounted in one `world` are one tree.
+
+The prefix goes to every node as the `frame_prefix` parameter and to xacro as its argument;
+robot_state_publisher gets the prefixed URDF and no `frame_prefix` of its own, because its
+prefix would also rename the URDF's root (the mount's parent, e.g. world -> left_arm/world) and
+split the tree.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
 PACKAGE = "arm_kinematics"
-TF_REMAPPINGS = [("/tf", "tf"), ("/tf_static", "tf_static")]
+#: The frame_prefix argument's default: the namespace and '/', or the file's prefix without one.
+NAMESPACE_PREFIX = "<namespace>/"
 
 
 def _absolute_config(context: LaunchContext) -> list[SetLaunchConfiguration]:
@@ -43,14 +49,38 @@ def _absolute_config(context: LaunchContext) -> list[SetLaunchConfiguration]:
     return [SetLaunchConfiguration("config", path)]
 
 
+def _frames(context: LaunchContext) -> list[SetLaunchConfiguration]:
+    """Resolve `frame_prefix` (its default from the namespace) and RViz's fixed frame."""
+    from arm_kinematics.names import launch_frames
+
+    requested = LaunchConfiguration("frame_prefix").perform(context)
+    prefix, fixed_frame = launch_frames(
+        LaunchConfiguration("config").perform(context),
+        None if requested == NAMESPACE_PREFIX else requested,
+        LaunchConfiguration("namespace").perform(context),
+    )
+    return [
+        SetLaunchConfiguration("frame_prefix", prefix),
+        SetLaunchConfiguration("rviz_fixed_frame", fixed_frame),
+    ]
+
+
 def generate_launch_description() -> LaunchDescription:
     config = LaunchConfiguration("config")
     hardware = LaunchConfiguration("hardware")
     rviz = LaunchConfiguration("rviz")
     namespace = LaunchConfiguration("namespace")
     web = LaunchConfiguration("web")
+    frame_prefix = LaunchConfiguration("frame_prefix")
 
-    arm_parameters = [config, {"hardware.backend": hardware}]
+    # value_type=str: an empty prefix stays a string (launch_ros reads other values as YAML).
+    arm_parameters = [
+        config,
+        {
+            "hardware.backend": hardware,
+            "frame_prefix": ParameterValue(frame_prefix, value_type=str),
+        },
+    ]
     robot_description = ParameterValue(
         Command(
             [
@@ -59,6 +89,8 @@ def generate_launch_description() -> LaunchDescription:
                 PathJoinSubstitution([FindPackageShare(PACKAGE), "urdf", "arm.urdf.xacro"]),
                 " config:=",
                 config,
+                " frame_prefix:=",
+                frame_prefix,
             ]
         ),
         value_type=str,
@@ -98,7 +130,14 @@ def generate_launch_description() -> LaunchDescription:
                 default_value="",
                 description="namespace of every node, topic, service and action of this arm",
             ),
+            DeclareLaunchArgument(
+                "frame_prefix",
+                default_value=NAMESPACE_PREFIX,
+                description="prefix of the arm's TF frames, e.g. left_arm/ (the namespace and "
+                "'/' by default; without a namespace the config file's frame_prefix)",
+            ),
             OpaqueFunction(function=_absolute_config),
+            OpaqueFunction(function=_frames),
             Node(
                 package=PACKAGE,
                 executable="ik_node",
@@ -133,7 +172,6 @@ def generate_launch_description() -> LaunchDescription:
                 executable="robot_state_publisher",
                 namespace=namespace,
                 parameters=[{"robot_description": robot_description}],
-                remappings=TF_REMAPPINGS,
                 output="screen",
             ),
             Node(
@@ -143,8 +181,9 @@ def generate_launch_description() -> LaunchDescription:
                 arguments=[
                     "-d",
                     PathJoinSubstitution([FindPackageShare(PACKAGE), "rviz", "arm.rviz"]),
+                    "-f",
+                    LaunchConfiguration("rviz_fixed_frame"),
                 ],
-                remappings=TF_REMAPPINGS,
                 condition=IfCondition(rviz),
                 output="screen",
             ),

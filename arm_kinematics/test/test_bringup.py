@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 from geometry_msgs.msg import PointStamped
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_helpers import (
@@ -31,7 +32,7 @@ from std_msgs.msg import String
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.description import robot_description
-from arm_kinematics.names import absolute_namespace
+from arm_kinematics.names import absolute_namespace, frame_prefix_for, namespace_frame_prefix
 from arm_kinematics.nodes.bringup import RobotDescriptionPublisher, ros_arguments
 from arm_kinematics.rclpy_compat.action_client import ActionClient
 
@@ -90,6 +91,23 @@ def test_ros_arguments_give_every_node_the_file_backend_and_namespace() -> None:
     ]
 
 
+def test_the_namespace_gives_the_frame_prefix_unless_the_option_says_otherwise() -> None:
+    assert namespace_frame_prefix("/left_arm") == "left_arm/"
+    assert namespace_frame_prefix("lab/arm_b/") == "lab/arm_b/"
+    assert namespace_frame_prefix("/") == ""
+    assert frame_prefix_for(None, "/left_arm") == "left_arm/"
+    assert frame_prefix_for("", "/left_arm") == ""  # asked for none
+    assert frame_prefix_for("arm_1/", "/left_arm") == "arm_1/"
+    assert frame_prefix_for(None, "/") is None  # the file's own frame_prefix stands
+    # Every node of the process gets it as a parameter (quoted: read as YAML).
+    assert ros_arguments(Path("/c/arm.yaml"), None, "/arm_a", "arm_a/")[-4:] == [
+        "-p",
+        "frame_prefix:='arm_a/'",
+        "-r",
+        "__ns:=/arm_a",
+    ]
+
+
 def test_bad_options_exit_2_with_one_clear_line(tmp_path: Path) -> None:
     missing = tmp_path / "nope.yaml"
     result = run_bringup("--config", str(missing))
@@ -101,6 +119,10 @@ def test_bad_options_exit_2_with_one_clear_line(tmp_path: Path) -> None:
     result = run_bringup("--namespace", "left arm")
     assert result.returncode == 2
     assert "invalid namespace 'left arm'" in result.stderr
+
+    result = run_bringup("--namespace", "left_arm", "--frame-prefix", "left arm/")
+    assert result.returncode == 2
+    assert "parameter 'frame_prefix' = 'left arm/'" in result.stderr
 
     result = run_bringup("--hardware", "gpio")
     assert result.returncode == 2
@@ -181,8 +203,18 @@ def test_two_bringups_in_two_namespaces_do_not_cross_talk() -> None:
     processes = {
         # The 2R arm with the file's backend, the 3R example with the backend given.
         # Each with its web bridge on a free port (two on the default 8080 would collide).
+        # --frame-prefix '': the arms' frames unprefixed, as this test stamps its clicks in
+        # base_link; test_two_mounted_arms_with_prefixes_form_one_tree covers prefixed arms.
         "arm_a": start_node_process(
-            executable, "--namespace", "arm_a", "--config", str(CONFIG_2R), "--web-port", "0"
+            executable,
+            "--namespace",
+            "arm_a",
+            "--config",
+            str(CONFIG_2R),
+            "--web-port",
+            "0",
+            "--frame-prefix",
+            "",
         ),
         "arm_b": start_node_process(
             executable,
@@ -194,6 +226,8 @@ def test_two_bringups_in_two_namespaces_do_not_cross_talk() -> None:
             "sim",
             "--web-port",
             "0",
+            "--frame-prefix",
+            "",
         ),
     }
     exits: dict[str, tuple[int, str]] = {}
@@ -338,3 +372,131 @@ def test_two_bringups_in_two_namespaces_do_not_cross_talk() -> None:
         assert "Traceback" not in output, output
         assert "never retrieved" not in output, output
         assert "servos released" in output, output
+
+
+MOUNTS = {  # namespace -> (xyz m, rpy deg): two arms on one table in world, facing each other
+    "left_arm": ((0.0, 0.25, 0.8), (0.0, 0.0, -90.0)),
+    "right_arm": ((0.0, -0.25, 0.8), (0.0, 0.0, 90.0)),
+}
+
+
+def mounted_config(tmp_path: Path, namespace: str) -> Path:
+    """arm.yaml with the mount of `namespace` in world."""
+    document = yaml.safe_load(CONFIG_2R.read_text())
+    xyz, rpy = MOUNTS[namespace]
+    document["/**"]["ros__parameters"]["mount"] = {
+        "parent_frame": "world",
+        "xyz_m": list(xyz),
+        "rpy_deg": list(rpy),
+    }
+    path = tmp_path / f"{namespace}.yaml"
+    path.write_text(yaml.safe_dump(document))
+    return path
+
+
+@pytest.mark.ros
+def test_two_mounted_arms_with_prefixes_form_one_tree(tmp_path: Path) -> None:
+    from arm_kinematics.frames import Mount
+    from arm_kinematics_interfaces.srv import ComputeFK, SolveIK
+
+    configs = {ns: mounted_config(tmp_path, ns) for ns in MOUNTS}
+    executable = installed_executable("bringup")
+    processes = {
+        ns: start_node_process(executable, "--namespace", ns, "--config", str(path), "--no-web")
+        for ns, path in configs.items()
+    }
+    exits: dict[str, tuple[int, str]] = {}
+    try:
+        with ros_graph() as graph:
+            probe = graph.node("mounted_probe")
+            descriptions: dict[str, list[str]] = {ns: [] for ns in MOUNTS}
+            for ns in MOUNTS:
+                probe.create_subscription(
+                    String,
+                    f"/{ns}/robot_description",
+                    lambda m, ns=ns: descriptions[ns].append(m.data),
+                    LATCHED,
+                )
+            parents: dict[str, str] = {}  # child link -> parent link, over both arms
+            for ns, (xyz, rpy) in MOUNTS.items():
+                wait_for(lambda ns=ns: descriptions[ns], what=f"/{ns}/robot_description")
+                urdf = ET.fromstring(descriptions[ns][0])
+                links = {link.get("name") for link in urdf.iter("link")}
+                assert links == {
+                    "world",
+                    f"{ns}/base_link",
+                    f"{ns}/link_1",
+                    f"{ns}/link_2",
+                    f"{ns}/tool0",
+                }
+                (mount,) = [
+                    j for j in urdf.iter("joint") if j.find("parent").get("link") == "world"
+                ]
+                assert mount.find("child").get("link") == f"{ns}/base_link"
+                origin = mount.find("origin")
+                assert [float(v) for v in origin.get("xyz").split()] == pytest.approx(xyz)
+                assert [float(v) for v in origin.get("rpy").split()] == pytest.approx(
+                    [math.radians(v) for v in rpy]
+                )
+                for joint in urdf.iter("joint"):
+                    child = joint.find("child").get("link")
+                    assert child not in parents, f"{child} has two parents"
+                    parents[child] = joint.find("parent").get("link")
+            # One tree: every link of both arms leads up to the one shared root, world.
+            all_links = set(parents) | set(parents.values())
+            roots = {link for link in all_links if link not in parents}
+            assert roots == {"world"}
+            assert len(all_links) == 9
+
+            # A point on the left arm's plane, given in world: the left arm solves it like the
+            # same point in its base frame; the right arm, 0.5 m away, answers for itself.
+            arm = ArmConfig.from_file(CONFIG_2R).make_arm()
+            base_x, base_y, _ = arm.forward((0.3, 0.8))
+            left = Mount.from_pose(
+                "world", MOUNTS["left_arm"][0], [math.radians(v) for v in MOUNTS["left_arm"][1]]
+            )
+            world = left.point_to_parent((base_x, base_y, 0.0))
+
+            def request(frame: str, x: float, y: float, z: float) -> SolveIK.Request:
+                message = SolveIK.Request()
+                message.target.header.frame_id = frame
+                position = message.target.pose.position
+                position.x, position.y, position.z = x, y, z
+                message.branch = SolveIK.Request.BRANCH_ELBOW_DOWN
+                return message
+
+            clients = {ns: probe.create_client(SolveIK, f"/{ns}/solve_ik") for ns in MOUNTS}
+            in_world = graph.call(clients["left_arm"], request("world", *world))
+            in_base = graph.call(
+                clients["left_arm"], request("left_arm/base_link", base_x, base_y, 0.0)
+            )
+            assert in_world.status == SolveIK.Response.OK, in_world.message
+            assert in_world.solution.position == pytest.approx((0.3, 0.8), abs=1e-9)
+            assert in_world.solution.position == pytest.approx(in_base.solution.position, abs=1e-12)
+            assert "solved in 'left_arm/base_link'" in in_world.message
+            other = graph.call(clients["right_arm"], request("world", *world))
+            assert other.status == SolveIK.Response.TOO_FAR, other.message
+            crossed = graph.call(
+                clients["left_arm"], request("right_arm/base_link", base_x, base_y, 0.0)
+            )
+            assert crossed.status == SolveIK.Response.WRONG_FRAME
+            assert "'left_arm/base_link'" in crossed.message
+
+            for ns in MOUNTS:
+                client = probe.create_client(ComputeFK, f"/{ns}/compute_fk")
+                fk_request = ComputeFK.Request()
+                fk_request.joints.name = ["shoulder", "elbow"]
+                fk_request.joints.position = [0.3, 0.8]
+                fk = graph.call(client, fk_request)
+                assert fk.tip.header.frame_id == f"{ns}/base_link"
+                assert f"tip '{ns}/tool0'" in fk.message
+    except BaseException:
+        for ns, process in processes.items():
+            code, output = exits.get(ns) or stop_process(process)
+            print(f"--- bringup {ns} exited {code}:\n{output}")
+        raise
+    for ns, process in processes.items():
+        code, output = stop_process(process)
+        assert code == 0, f"{ns} exited {code}:\n{output}"
+        assert f"frames {ns}/base_link" in output
+        assert "Traceback" not in output, output

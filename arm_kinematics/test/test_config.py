@@ -38,6 +38,8 @@ def test_default_arm_is_the_desk_arm(params: dict) -> None:
         ("hardware.channels", 12, "8 or 16"),
         ("hardware.publish_rate_hz", 5000.0, "<= 1000 Hz"),
         ("default_branch", "up", "one of closest"),
+        ("ik.max_batch_targets", 0, "must be > 0"),
+        ("ik.max_batch_targets", 1.5, "whole number"),
         ("plane_tolerance_m", float("nan"), "finite"),
         ("joints.shoulder.home_deg", 95.0, "within"),
         ("trajectory.command_rate_hz", 0.0, "> 0"),
@@ -88,3 +90,10 @@ def test_mount_is_optional_and_in_radians(params: dict) -> None:
     assert config.mount.xyz == (1.0, 2.0, 3.0)
     assert config.mount.rpy == pytest.approx((math.pi / 2, 0.0, -math.pi / 4))
     assert config.frame(config.base_frame) == "left_arm/base_link"
+
+
+def test_the_batch_limit_is_read_and_defaults_for_older_files(params: dict) -> None:
+    assert ArmConfig.from_parameters(params).max_batch_targets == 100_000
+    assert ArmConfig.from_parameters({**params, "ik.max_batch_targets": 50}).max_batch_targets == 50
+    older = {name: value for name, value in params.items() if name != "ik.max_batch_targets"}
+    assert ArmConfig.from_parameters(older).max_batch_targets == 100_000

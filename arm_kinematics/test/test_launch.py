@@ -20,14 +20,17 @@ from typing import Any
 import pytest
 import yaml
 
-from arm_kinematics.config import default_config_path
+from arm_kinematics.config import ConfigError, default_config_path
 from arm_kinematics.description import robot_description, xacro_path
+from arm_kinematics.names import launch_frames
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 LAUNCH_FILE = PACKAGE_DIR / "launch" / "arm.launch.py"
 RVIZ_FILE = PACKAGE_DIR / "rviz" / "arm.rviz"
 ARM_EXECUTABLES = {"ik_node", "trajectory_node", "hardware_node", "web_bridge"}
-LAUNCH_ARGUMENTS = {"config", "hardware", "rviz", "web", "namespace"}
+LAUNCH_ARGUMENTS = {"config", "hardware", "rviz", "web", "namespace", "frame_prefix"}
+#: Set by the launch file itself (from the config and the namespace), not an argument.
+DERIVED_CONFIGURATIONS = {"rviz_fixed_frame"}
 
 
 # --- the launch file's AST ----------------------------------------------------------------------
@@ -155,10 +158,11 @@ def test_launch_arguments_are_declared_with_safe_defaults(launch_source: LaunchS
     assert launch_source.value(declared["rviz"]["default"]) == "false"
     assert launch_source.value(declared["namespace"]["default"]) == ""
     assert launch_source.value(declared["web"]["default"]) == "true"
+    assert launch_source.value(declared["frame_prefix"]["default"]) == "<namespace>/"
     assert declared["web"]["choices"] == ["true", "false"]
     assert all(entry["description"] for entry in declared.values())
     used = {launch_source.value(c.args[0]) for c in launch_source.calls_to("LaunchConfiguration")}
-    assert used == LAUNCH_ARGUMENTS
+    assert used == LAUNCH_ARGUMENTS | DERIVED_CONFIGURATIONS
 
 
 def test_files_the_launch_file_references_exist(launch_source: LaunchSource) -> None:
@@ -175,7 +179,7 @@ def test_files_the_launch_file_references_exist(launch_source: LaunchSource) -> 
         assert installed_share.joinpath(*parts).is_file(), installed_share.joinpath(*parts)
 
 
-def test_names_are_relative_except_the_tf_remapping(launch_source: LaunchSource) -> None:
+def test_names_are_relative_and_tf_is_shared(launch_source: LaunchSource) -> None:
     absolute = {
         node.value
         for node in ast.walk(launch_source.tree)
@@ -183,11 +187,109 @@ def test_names_are_relative_except_the_tf_remapping(launch_source: LaunchSource)
         and isinstance(node.value, str)
         and node.value.startswith("/")
     }
-    assert absolute == {"/tf", "/tf_static"}
-    assert launch_source.constants["TF_REMAPPINGS"] == [
-        ("/tf", "tf"),
-        ("/tf_static", "tf_static"),
+    assert absolute == set()
+    # One /tf for every arm: nothing is remapped (frame names carry the prefix instead).
+    assert all("remappings" not in node for node in launch_source.nodes())
+
+
+def _assigned(launch_source: LaunchSource, name: str) -> ast.AST:
+    (value,) = [
+        statement.value
+        for statement in ast.walk(launch_source.tree)
+        if isinstance(statement, ast.Assign)
+        and [getattr(t, "id", None) for t in statement.targets] == [name]
     ]
+    return value
+
+
+def test_every_node_and_the_urdf_get_the_one_frame_prefix(launch_source: LaunchSource) -> None:
+    frame_prefix = _assigned(launch_source, "frame_prefix")
+    assert _call_name(frame_prefix) == "LaunchConfiguration"
+    assert launch_source.value(frame_prefix.args[0]) == "frame_prefix"
+    # The arm nodes: the config file, then the backend and the prefix (later entries win).
+    config, overrides = _assigned(launch_source, "arm_parameters").elts
+    assert config.id == "config"
+    given = {
+        launch_source.value(k): v for k, v in zip(overrides.keys, overrides.values, strict=True)
+    }
+    assert set(given) == {"hardware.backend", "frame_prefix"}
+    assert _call_name(given["frame_prefix"]) == "ParameterValue"
+    assert given["frame_prefix"].args[0].id == "frame_prefix"
+    assert launch_source.keyword(given["frame_prefix"], "value_type").id == "str"
+    # The URDF is expanded with the same prefix (xacro's argument) ...
+    (command,) = launch_source.calls_to("Command")
+    parts = command.args[0].elts
+    index = [launch_source.value(p) for p in parts].index(" frame_prefix:=")
+    assert parts[index + 1].id == "frame_prefix"
+    # ... and robot_state_publisher has no frame_prefix of its own (it would prefix the mount's
+    # parent frame too, world -> left_arm/world, and split the tree).
+    nodes = launch_source.nodes()
+    (rsp,) = [n for n in nodes if n["package"] == "robot_state_publisher"]
+    (rsp_parameters,) = rsp["parameters"].elts
+    assert [launch_source.value(k) for k in rsp_parameters.keys] == ["robot_description"]
+    # RViz: the fixed frame the launch file works out (the mount's parent, else the base).
+    (rviz,) = [n for n in nodes if n["package"] == "rviz2"]
+    arguments = rviz["arguments"].elts
+    assert launch_source.value(arguments[2]) == "-f"
+    assert launch_source.value(arguments[3].args[0]) == "rviz_fixed_frame"
+    # Both are worked out by the plain function tested below.
+    assert "launch_frames" in {
+        node.func.id for node in launch_source.calls if isinstance(node.func, ast.Name)
+    }
+
+
+def test_the_launch_frames_follow_the_namespace_unless_the_argument_says_otherwise(
+    tmp_path: Path,
+) -> None:
+    config = str(PACKAGE_DIR / "config" / "arm.yaml")
+    assert launch_frames(config, None, "left_arm") == ("left_arm/", "left_arm/base_link")
+    assert launch_frames(config, None, "/lab/arm_b") == ("lab/arm_b/", "lab/arm_b/base_link")
+    assert launch_frames(config, None, "") == ("", "base_link")
+    assert launch_frames(config, "", "left_arm") == ("", "base_link")
+    assert launch_frames(config, "arm_1/", "") == ("arm_1/", "arm_1/base_link")
+    with pytest.raises(ConfigError, match="frame_prefix"):
+        launch_frames(config, "left arm/", "")
+    # A mounted arm: RViz looks from the frame it stands in; the file's own prefix without a
+    # namespace.
+    mounted = tmp_path / "mounted.yaml"
+    mounted.write_text(
+        Path(config)
+        .read_text()
+        .replace('parent_frame: ""', "parent_frame: world")
+        .replace('frame_prefix: ""', "frame_prefix: lab_arm/")
+    )
+    assert launch_frames(str(mounted), None, "") == ("lab_arm/", "world")
+    assert launch_frames(str(mounted), None, "left_arm") == ("left_arm/", "world")
+
+
+def test_xacro_with_the_launch_prefix_names_the_arm_frames_and_keeps_the_mount_parent(
+    tmp_path: Path,
+) -> None:
+    """`xacro ... config:=<mounted file> frame_prefix:=left_arm/`, as the launch file runs it."""
+    mounted = tmp_path / "mounted.yaml"
+    mounted.write_text(
+        (PACKAGE_DIR / "config" / "arm.yaml")
+        .read_text()
+        .replace('parent_frame: ""', "parent_frame: world")
+    )
+    result = subprocess.run(
+        [shutil.which("xacro"), str(xacro_path()), f"config:={mounted}", "frame_prefix:=left_arm/"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    urdf = ET.fromstring(result.stdout)
+    assert {link.get("name") for link in urdf.iter("link")} == {
+        "world",
+        "left_arm/base_link",
+        "left_arm/link_1",
+        "left_arm/link_2",
+        "left_arm/tool0",
+    }
+    children = {joint.find("child").get("link") for joint in urdf.iter("joint")}
+    assert {link.get("name") for link in urdf.iter("link")} - children == {"world"}
 
 
 def test_xacro_command_of_robot_state_publisher_gives_the_description() -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 from rclpy.parameter import Parameter
-from ros_helpers import PACKAGE_DIR, ros_graph
+from ros_helpers import PACKAGE_DIR, ros_graph, wait_for
 from test_trajectory_node import Harness
 
 from arm_kinematics.cli.move_arm import run
@@ -61,8 +61,14 @@ def test_the_readme_3r_heading_example_succeeds_on_arm_3r_yaml(arm_3r: Harness) 
         code = run(["move_arm", *args, "--timeout", "30", "--quiet"])
     assert code == 0, out.getvalue()
     assert "status: SUCCEEDED (0)" in out.getvalue()
-    # The arm ends at the point with the heading the README promises.
+    # The arm ends at the point with the heading the README promises. SUCCEEDED means the
+    # joint_states came within trajectory.goal_tolerance_deg of the last setpoint; the servos
+    # then settle on it.
     arm = ArmConfig.from_file(CONFIG_3R).make_arm()
-    final_x, final_y, final_heading = arm.forward(arm_3r.latest_joints())
-    assert (final_x, final_y) == pytest.approx((x, y), abs=2e-3)
-    assert math.degrees(final_heading) == pytest.approx(heading_deg, abs=1.0)
+
+    def settled() -> tuple[float, float, float] | None:
+        pose = arm.forward(arm_3r.latest_joints())
+        near = math.hypot(pose[0] - x, pose[1] - y) < 1e-4
+        return pose if near and abs(math.degrees(pose[2]) - heading_deg) < 0.05 else None
+
+    wait_for(settled, what=f"the tip at ({x}, {y}) m with heading {heading_deg} deg")

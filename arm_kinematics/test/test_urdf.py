@@ -265,6 +265,9 @@ def test_frame_prefix_names_the_arms_own_frames_but_not_the_mount_parent(tmp_pat
         link.get("name") for link in ET.fromstring(robot_description(path, "right/")).iter("link")
     }
     assert "right/base_link" in right
+    # "" is no prefix at all, not "the file's".
+    bare = {link.get("name") for link in ET.fromstring(robot_description(path, "")).iter("link")}
+    assert bare == {"world", "base_link", "link_1", "link_2", "tool0"}
     with pytest.raises(ConfigError, match="frame_prefix"):
         robot_description(path, "/absolute/")
 

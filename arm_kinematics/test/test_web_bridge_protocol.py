@@ -1103,6 +1103,8 @@ def test_bringup_starts_the_bridge_in_its_namespace() -> None:
             client = Client(ws)
             relative_call = solve_ik_call(*REACHABLE, "relative")
             relative_call["service"] = "solve_ik"  # resolved in the bridge's namespace
+            # The namespace is the arm's frame prefix too (one shared /tf).
+            relative_call["args"]["target"]["header"]["frame_id"] = "bridged/base_link"
             await client.send(relative_call)
             relative = await client.answer("service_response", "relative")
             # solve_ik_call names /solve_ik: another arm's service from /bridged.

@@ -483,6 +483,7 @@ $("bridge-url").textContent = `bridge ${bridgeUrl}${namespace ? `, namespace ${n
 ros.subscribe(names.robotDescription, "std_msgs/msg/String", (msg) => {
   try {
     state.chain = ArmChain.parse(msg.data);
+    state.baseFrame = state.chain.rootLink; // the arm's base frame, with its TF prefix
   } catch (error) {
     setStatus("status", "NO ARM", String(error));
     return;

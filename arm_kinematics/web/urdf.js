@@ -85,7 +85,12 @@ export class ArmChain {
       chain.push(next);
       link = next.child;
     }
-    return new ArmChain(root, chain);
+    // With a mount the root is the frame the arm stands in (e.g. world): the page draws the
+    // arm in its own base frame, the parent of the first moving joint (prefixed, e.g.
+    // left_arm/base_link), where the IK node takes targets.
+    const first = chain.findIndex((j) => j.type !== "fixed");
+    const arm = first > 0 ? chain.slice(first) : chain;
+    return new ArmChain(arm.length ? arm[0].parent : root, arm);
   }
 
   // Every joint frame's origin and the tip, base first: [{x, y, z, name}] in the root frame.

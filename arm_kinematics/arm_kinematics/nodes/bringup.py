@@ -9,7 +9,10 @@ Composes the hardware, IK and trajectory nodes, a small node that latches the ar
 on one multi-threaded executor (nodes/runner.py). Every node reads the
 same params file (`--params-file`), the backend option overrides `hardware.backend` for all of
 them, and the namespace is applied as the `__ns` remapping, so all names stay relative and two
-bringups in two namespaces do not see each other. Ctrl-C or SIGTERM shuts down cleanly: each
+bringups in two namespaces do not see each other. The arm's TF frames get the namespace as
+their prefix (`--namespace left_arm`: `left_arm/base_link`, ...; `--frame-prefix` overrides it),
+in every node's `frame_prefix` parameter and in the latched URDF, so that two arms share one
+/tf as one tree (with their mounts in one `world`). Ctrl-C or SIGTERM shuts down cleanly: each
 node's close() runs (the trajectory node cancels its goal before the hardware node releases or
 holds the servos, per `hardware.on_shutdown`) and the process exits 0.
 
@@ -31,7 +34,7 @@ from std_msgs.msg import String
 
 from arm_kinematics.config import BACKENDS, ArmConfig, ConfigError, default_config_path
 from arm_kinematics.description import robot_description
-from arm_kinematics.names import absolute_namespace
+from arm_kinematics.names import absolute_namespace, frame_prefix_for
 from arm_kinematics.nodes.runner import run_nodes
 
 EXIT_BAD_ARGUMENTS = 2
@@ -84,6 +87,12 @@ def _parser() -> argparse.ArgumentParser:
         help="namespace of every node, topic, service and action of this arm (default: none)",
     )
     parser.add_argument(
+        "--frame-prefix",
+        default=None,
+        help="prefix of the arm's TF frames, e.g. left_arm/ ('' for none; default: the "
+        "namespace and '/', else the file's frame_prefix)",
+    )
+    parser.add_argument(
         "--no-web",
         dest="web",
         action="store_false",
@@ -104,11 +113,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def ros_arguments(config: Path, hardware: str | None, namespace: str) -> list[str]:
-    """The `--ros-args` block that gives every node of the process the arm's settings."""
+def ros_arguments(
+    config: Path, hardware: str | None, namespace: str, frame_prefix: str | None = None
+) -> list[str]:
+    """The `--ros-args` block that gives every node of the process the arm's settings
+    (`frame_prefix` None: the file's)."""
     arguments = ["--ros-args", "--params-file", str(config)]
     if hardware is not None:
         arguments += ["-p", f"hardware.backend:={hardware}"]
+    if frame_prefix is not None:
+        # Quoted: the value is read as YAML, where a bare empty value would be null.
+        arguments += ["-p", f"frame_prefix:='{frame_prefix}'"]
     if namespace != "/":
         arguments += ["-r", f"__ns:={namespace}"]
     return arguments
@@ -152,20 +167,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     config_path = (options.config or default_config_path()).expanduser().resolve()
     try:
         namespace = absolute_namespace(options.namespace)
+        frame_prefix = frame_prefix_for(options.frame_prefix, namespace)
         config = ArmConfig.from_file(config_path)
-        urdf = robot_description(config_path)
+        # Validates the prefix too (ConfigError naming frame_prefix).
+        urdf = robot_description(config_path, frame_prefix)
     except (ValueError, ConfigError) as error:  # ConfigError is a ValueError too
         print(f"bringup: {error}", file=sys.stderr)
         sys.exit(EXIT_BAD_ARGUMENTS)
     backend = options.hardware or config.hardware.backend
+    prefix = config.frame_prefix if frame_prefix is None else frame_prefix
     print(
         f"bringup: {len(config.joints)}-joint arm from {config_path}, backend {backend}, "
-        f"namespace {namespace}",
+        f"namespace {namespace}, frames {prefix}{config.base_frame}...",
         file=sys.stderr,
         flush=True,
     )
     # Ours first, the user's own --ros-args blocks after them (they win on a conflict).
-    rcl_arguments = [argv[0], *ros_arguments(config_path, options.hardware, namespace), "--"]
+    rcl_arguments = [
+        argv[0],
+        *ros_arguments(config_path, options.hardware, namespace, frame_prefix),
+        "--",
+    ]
     rcl_arguments += argv[1:]
     web = None
     if options.web:

@@ -27,6 +27,7 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.logging import LoggingSeverity
 from rclpy.node import Node
@@ -39,6 +40,7 @@ from rclpy.qos import (
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import MarkerArray
 
+from arm_kinematics.frames import TargetFrames
 from arm_kinematics.kinematics import Branch, IkResult, IkStatus, PlanarArm
 from arm_kinematics.kinematics.workspace import reachable_region
 from arm_kinematics.nodes.ik_markers import region_markers, request_markers, workspace_markers
@@ -47,13 +49,14 @@ from arm_kinematics.nodes.messages import (
     JointStateError,
     JointStateProblem,
     OrientationError,
+    check_unit_quaternion,
     fill_joint_state,
     fill_pose_stamped,
     frames_to_poses,
+    heading_of_values,
     is_empty,
     joint_positions,
     position_values,
-    quaternion_to_heading,
     quaternion_values,
     solve_ik_status_name,
 )
@@ -86,6 +89,17 @@ class RefusedRequestError(Exception):
 
 
 @dataclass(frozen=True)
+class _PlanarTarget:
+    """A checked solve_ik target in the base frame: x, y (m), heading (rad) or None, and the
+    frame the request stamped it in."""
+
+    x: float
+    y: float
+    heading: float | None
+    given_in: str
+
+
+@dataclass(frozen=True)
 class _MarkerRequest:
     """What the marker timer draws for the last solve_ik request."""
 
@@ -104,6 +118,10 @@ class IkNode(Node):
         self.config = declare_arm_parameters(self)
         self.arm = self.config.make_arm()
         self.joint_names = self.config.joint_names
+        # The arm's own TF frames carry the prefix; targets may come in them or the mount's parent.
+        self.base_frame = self.config.frame(self.config.base_frame)
+        self.tip_frame = self.config.frame(self.config.tip_frame)
+        self.target_frames = TargetFrames.from_config(self.config)
         self.default_branch = Branch.from_name(self.config.default_branch)
         # Written by the joint_states callback, read by service threads: a tuple swapped in
         # whole is atomic, so no lock is needed.
@@ -137,7 +155,7 @@ class IkNode(Node):
         self._workspace_publisher = self.create_publisher(MarkerArray, "ik_markers", latched)
         self._request_publisher = self.create_publisher(MarkerArray, "ik_markers", latched)
         inner, outer = self.arm.ring
-        base, z = self.config.base_frame, self.config.plane_z
+        base, z = self.base_frame, self.config.plane_z
         stamp = self.get_clock().now().to_msg()
         self._workspace_publisher.publish(
             workspace_markers(inner, outer, frame_id=base, z=z, stamp=stamp)
@@ -159,7 +177,7 @@ class IkNode(Node):
         self.get_logger().info(
             f"ready: {len(self.joint_names)} joints ({', '.join(self.joint_names)}), links "
             f"{lengths} m, ring {inner:.3f}..{outer:.3f} m (joint limits aside) in "
-            f"'{self.config.base_frame}', "
+            f"'{self.base_frame}'{self._mount_words()}, "
             f"default branch {self.config.default_branch}; serving solve_ik, solve_ik_batch, "
             "compute_fk"
         )
@@ -168,7 +186,7 @@ class IkNode(Node):
         """Latch the ring and the reachable region of `arm` (the configured arm) on ik_markers."""
         self._region_timer.cancel()
         inner, outer = arm.ring
-        base, z = self.config.base_frame, self.config.plane_z
+        base, z = self.base_frame, self.config.plane_z
         started = time.monotonic()
         try:
             region = reachable_region(arm)
@@ -185,6 +203,12 @@ class IkNode(Node):
             f"({time.monotonic() - started:.1f} s)"
         )
 
+    def _mount_words(self) -> str:
+        mount = self.target_frames.mount
+        if mount is None:
+            return ""
+        return f" (mounted in '{mount.parent_frame}', targets in either frame)"
+
     # --- solve_ik ------------------------------------------------------------------------------
 
     def _on_solve_ik(self, request: SolveIK.Request, response: SolveIK.Response):
@@ -193,13 +217,20 @@ class IkNode(Node):
         drawable = (x, y, z) if all(math.isfinite(v) for v in (x, y, z)) else None
         result: IkResult | None = None
         try:
-            heading = self._check_target(
+            planar = self._check_target(
                 target.header.frame_id, (x, y, z), request.use_heading, target.pose.orientation
             )
             branch = self._branch(request.branch)
             current = self._current(request.seed)
-            result = self.arm.solve(x, y, heading, branch=branch, current=current)
+            result = self.arm.solve(
+                planar.x, planar.y, planar.heading, branch=branch, current=current
+            )
             self._fill_solve_ik(response, result, branch, request.branch)
+            if planar.given_in != self.base_frame:
+                response.message += (
+                    f"; target given in '{planar.given_in}', solved in '{self.base_frame}' at "
+                    f"({planar.x:.4f}, {planar.y:.4f}) m"
+                )
         except RefusedRequestError as refusal:
             self._refuse(response, refusal, "solve_ik")
         except Exception:
@@ -207,7 +238,7 @@ class IkNode(Node):
             result = None
         self._marker_request = _MarkerRequest(
             target=drawable,
-            target_frame_id=target.header.frame_id or self.config.base_frame,
+            target_frame_id=target.header.frame_id or self.base_frame,
             status_name=solve_ik_status_name(response.status),
             solution=result.joints if result is not None and result.ok else None,
             alternative=result.alternative if result is not None and result.ok else None,
@@ -245,47 +276,86 @@ class IkNode(Node):
         position: tuple[float, float, float],
         use_heading: bool,
         orientation,
-    ) -> float | None:
-        """The requested heading (radians) or None; RefusedRequestError for a malformed target.
+    ) -> _PlanarTarget:
+        """The target in the base frame; RefusedRequestError for a malformed target.
 
-        Checks in order: frame, finite numbers, plane, orientation.
+        Checks in order: frame, finite numbers, plane, orientation; the plane and the heading
+        are checked in the base frame, after the mount's transform for a target stamped in the
+        mount's parent frame.
         """
         self._check_frame(frame_id)
         if not all(math.isfinite(v) for v in position):
             raise RefusedRequestError(
                 _IK.INVALID_INPUT, f"target position {position} must be finite numbers (metres)"
             )
-        if use_heading and not all(math.isfinite(v) for v in quaternion_values(orientation)):
+        xyzw = quaternion_values(orientation)
+        if use_heading and not all(math.isfinite(v) for v in xyzw):
             raise RefusedRequestError(
                 _IK.INVALID_INPUT,
-                f"target orientation {quaternion_values(orientation)} (x, y, z, w) must be "
-                "finite when use_heading is true",
+                f"target orientation {xyzw} (x, y, z, w) must be finite when use_heading is true",
             )
-        self._check_plane(position[2])
+        in_base = self.target_frames.to_base(frame_id, position)
+        bx, by, bz = in_base.position
+        self._check_plane(bz, in_base.given_in, position)
         if not use_heading:
-            return None
+            return _PlanarTarget(bx, by, None, in_base.given_in)
         try:
-            return quaternion_to_heading(orientation)
+            if in_base.given_in != self.base_frame:
+                # The mount's rotation would hide a quaternion that is not of unit length.
+                check_unit_quaternion(xyzw)
+                xyzw = self.target_frames.to_base(frame_id, position, xyzw).orientation
+            heading = heading_of_values(xyzw)
         except OrientationError as error:
-            raise RefusedRequestError(_IK.INVALID_ORIENTATION, str(error)) from None
+            words = str(error)
+            if in_base.given_in != self.base_frame:
+                words = f"in '{self.base_frame}' (turned from '{in_base.given_in}'): {words}"
+            raise RefusedRequestError(_IK.INVALID_ORIENTATION, words) from None
+        return _PlanarTarget(bx, by, heading, in_base.given_in)
 
     def _check_frame(self, frame_id: str) -> None:
-        base = self.config.base_frame
-        if frame_id not in ("", base):
-            raise RefusedRequestError(
-                _IK.WRONG_FRAME,
+        if frame_id == "" or frame_id in self.target_frames.accepted:
+            return
+        base = self.base_frame
+        if self.target_frames.mount is None:
+            message = (
                 f"target frame '{frame_id}' is not the arm's base frame '{base}': "
-                f"transform the target into '{base}' (or leave frame_id empty)",
+                f"transform the target into '{base}' (or leave frame_id empty)"
             )
+        else:
+            message = (
+                f"target frame '{frame_id}' is {self.target_frames.expected_words()}: "
+                "transform the target into one of them (or leave frame_id empty for "
+                f"'{base}')"
+            )
+        raise RefusedRequestError(_IK.WRONG_FRAME, message)
 
-    def _check_plane(self, z: float) -> None:
+    def _check_plane(
+        self,
+        z: float,
+        given_in: str | None = None,
+        given: Sequence[float] | None = None,
+        index: int | None = None,
+    ) -> None:
+        """OFF_PLANE unless `z` (m, base frame) is on the arm's plane; `given` is the target
+        as the request gave it in `given_in`, `index` its place in a batch."""
         off = z - self.config.plane_z
-        if abs(off) > self.config.plane_tolerance:
-            raise RefusedRequestError(
-                _IK.OFF_PLANE,
+        if abs(off) <= self.config.plane_tolerance:
+            return
+        tolerance = f"(tolerance {self.config.plane_tolerance:g} m)"
+        if self.target_frames.mount is None:
+            message = (
                 f"target z = {z:.6g} m is {abs(off):.6g} m off the arm's plane "
-                f"z = {self.config.plane_z:.6g} m (tolerance {self.config.plane_tolerance:g} m)",
+                f"z = {self.config.plane_z:.6g} m {tolerance}"
             )
+        else:
+            which = "target" if index is None else f"target {index}"
+            where = ", ".join(f"{v:.6g}" for v in given) if given is not None else ""
+            message = (
+                f"{which} ({where}) m in '{given_in}' lies {abs(off):.6g} m off the arm's "
+                f"plane (z = {z:.6g} m in '{self.base_frame}'); the plane is "
+                f"{self.target_frames.plane_words(self.config.plane_z)} {tolerance}"
+            )
+        raise RefusedRequestError(_IK.OFF_PLANE, message)
 
     def _branch(self, value: int) -> Branch:
         """The Branch of a request's BRANCH_* value; 0 means the node's default_branch."""
@@ -333,6 +403,7 @@ class IkNode(Node):
 
     def _solve_batch(self, request: SolveIKBatch.Request, response: SolveIKBatch.Response):
         count = len(request.x)
+        self._check_batch_size(request)
         self._check_frame(request.header.frame_id)
         if len(request.y) != count:
             raise RefusedRequestError(
@@ -346,18 +417,60 @@ class IkNode(Node):
             )
         if not math.isfinite(request.z):
             raise RefusedRequestError(_IK.INVALID_INPUT, f"z = {request.z} must be a finite number")
-        self._check_plane(request.z)
+        xs, ys, headings, given_in = self._batch_in_base(request)
         branch = self._branch(request.branch)
         current = self._current(request.seed)
         results = self.arm.solve_chain(
-            request.x,
-            request.y,
-            request.heading if request.use_heading else None,
+            xs,
+            ys,
+            headings,
             branch=branch,
             current=current,
             stop_on_failure=request.stop_on_failure,
         )
         self._fill_batch(response, results, count)
+        if given_in != self.base_frame:
+            response.message += f" (targets given in '{given_in}', solved in '{self.base_frame}')"
+
+    def _check_batch_size(self, request: SolveIKBatch.Request) -> None:
+        """Bounded work per request: a batch beyond `ik.max_batch_targets` is not solved."""
+        largest = max(len(request.x), len(request.y), len(request.heading))
+        limit = self.config.max_batch_targets
+        if largest > limit:
+            raise RefusedRequestError(
+                _IK.INVALID_INPUT,
+                f"the request holds {largest} targets, more than the limit of {limit} per "
+                "request (parameter ik.max_batch_targets): nothing was solved; split it into "
+                "smaller batches",
+            )
+
+    def _batch_in_base(self, request: SolveIKBatch.Request):
+        """xs, ys, headings (or None) of a batch in the base frame, and the frame it came in.
+
+        A batch in the mount's parent frame is turned point by point (its z is one height in
+        that frame); every point must then lie on the arm's plane, and headings (about the
+        parent's z) need the arm's plane to be level in the parent frame.
+        """
+        headings = request.heading if request.use_heading else None
+        frame_id = request.header.frame_id
+        mount = self.target_frames.mount
+        if mount is None or frame_id in ("", self.base_frame):
+            self._check_plane(request.z)
+            return request.x, request.y, headings, self.base_frame
+        given = np.column_stack(
+            (np.asarray(request.x), np.asarray(request.y), np.full(len(request.x), request.z))
+        )
+        in_base = mount.points_to_base(given)
+        off = np.abs(in_base[:, 2] - self.config.plane_z) > self.config.plane_tolerance
+        if off.any():
+            index = int(np.flatnonzero(off)[0])
+            self._check_plane(float(in_base[index, 2]), frame_id, given[index], index)
+        if headings is not None:
+            try:
+                headings = mount.headings_to_base(np.asarray(headings)).tolist()
+            except ValueError as error:
+                raise RefusedRequestError(_IK.INVALID_ORIENTATION, str(error)) from None
+        return in_base[:, 0].tolist(), in_base[:, 1].tolist(), headings, frame_id
 
     def _fill_batch(
         self, response: SolveIKBatch.Response, results: Sequence[IkResult], count: int
@@ -414,7 +527,7 @@ class IkNode(Node):
             raise RefusedRequestError(_FK_STATUS_OF_PROBLEM[error.problem], str(error)) from None
         frames = self.arm.frames(joints)
         stamp = self.get_clock().now().to_msg()
-        base, z = self.config.base_frame, self.config.plane_z
+        base, z = self.base_frame, self.config.plane_z
         response.frames = frames_to_poses(frames, frame_id=base, z=z, stamp=stamp)
         tip_x, tip_y, tip_heading = frames[-1]
         fill_pose_stamped(response.tip, tip_x, tip_y, tip_heading, frame_id=base, z=z, stamp=stamp)
@@ -422,7 +535,7 @@ class IkNode(Node):
         response.manipulability = float(self.arm.manipulability(joints))
         response.status = _FK.OK
         response.message = (
-            f"tip '{self.config.tip_frame}' at ({tip_x:.4f}, {tip_y:.4f}) m, heading "
+            f"tip '{self.tip_frame}' at ({tip_x:.4f}, {tip_y:.4f}) m, heading "
             f"{math.degrees(tip_heading):.2f} deg in '{base}'; frames: "
             f"{', '.join(self.frame_names())} (every pose expressed in '{base}')"
         )
@@ -443,8 +556,10 @@ class IkNode(Node):
         The base frame; then `link_<k>_end` for k = 1..n-1: the end of link k, on joint k+1's
         axis, turned as link k (before joint k+1 turns); then the tip frame.
         """
-        inner = [f"link_{index}_end" for index in range(1, len(self.joint_names))]
-        return [self.config.base_frame, *inner, self.config.tip_frame]
+        inner = [
+            self.config.frame(f"link_{index}_end") for index in range(1, len(self.joint_names))
+        ]
+        return [self.base_frame, *inner, self.tip_frame]
 
     # --- joint_states, markers, errors ---------------------------------------------------------
 
@@ -468,7 +583,7 @@ class IkNode(Node):
                 request.status_name,
                 self.arm.frames(request.solution) if request.solution else None,
                 self.arm.frames(request.alternative) if request.alternative else None,
-                frame_id=self.config.base_frame,
+                frame_id=self.base_frame,
                 z=self.config.plane_z,
                 stamp=self.get_clock().now().to_msg(),
             )

@@ -97,7 +97,13 @@ def quaternion_to_heading(
     is not finite, its norm is not 1 within `tolerance`, or its roll or pitch exceed
     `tolerance` radians.
     """
-    x, y, z, w = quaternion_values(orientation)
+    return heading_of_values(quaternion_values(orientation), tolerance)
+
+
+def check_unit_quaternion(xyzw: Sequence[float], tolerance: float = ORIENTATION_TOLERANCE) -> None:
+    """OrientationError unless the quaternion (x, y, z, w) is finite and of norm 1 (within
+    `tolerance`)."""
+    x, y, z, w = xyzw
     if not all(math.isfinite(v) for v in (x, y, z, w)):
         raise OrientationError(f"orientation ({x}, {y}, {z}, {w}) is not finite")
     norm = math.sqrt(x * x + y * y + z * z + w * w)
@@ -106,6 +112,12 @@ def quaternion_to_heading(
             f"orientation quaternion has norm {norm:.9g}, not 1 within {tolerance:g}; "
             "for a heading h send x=0, y=0, z=sin(h/2), w=cos(h/2)"
         )
+
+
+def heading_of_values(xyzw: Sequence[float], tolerance: float = ORIENTATION_TOLERANCE) -> float:
+    """`quaternion_to_heading` of a quaternion given as (x, y, z, w)."""
+    check_unit_quaternion(xyzw, tolerance)
+    x, y, z, w = xyzw
     roll, pitch, yaw = transforms3d.euler.quat2euler((w, x, y, z), "sxyz")
     if abs(roll) > tolerance or abs(pitch) > tolerance:
         raise OrientationError(

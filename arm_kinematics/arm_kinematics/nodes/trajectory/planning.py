@@ -112,14 +112,27 @@ def plan_path(
     """
     period = 1.0 / config.trajectory.command_rate_hz
     pose = start_pose(arm, start, len(waypoints[0]) == 3)
-    count = sum(polyline_step_counts(arm, pose, waypoints, max_step))
+    step_counts = polyline_step_counts(arm, pose, waypoints, max_step)
+    count = sum(step_counts)
     if count > MAX_PLAN_POINTS:
         return (
             f"the path needs {count} points of max_step {max_step:g} m; the most is "
             f"{MAX_PLAN_POINTS}: use a larger max_step or fewer waypoints"
         )
-    length = sum(path.length for path in polyline_paths(pose, waypoints))
+    paths = polyline_paths(pose, waypoints)
+    length = sum(path.length for path in paths)
     expected_setpoints = length / (speed * period)
+    # Each segment's points and its full-speed setpoints go to the IK node in one request,
+    # which refuses more than ik.max_batch_targets targets: say so before any IK.
+    limit = config.max_batch_targets
+    for index, (steps, path) in enumerate(zip(step_counts, paths, strict=True)):
+        targets = steps + math.ceil(path.length / (speed * period))
+        if targets > limit:
+            return (
+                f"segment {index} needs about {targets} IK solutions (its points and setpoints) "
+                f"in one solve_ik_batch request; ik.max_batch_targets allows {limit}: use a "
+                "larger max_step, a higher speed or more waypoints"
+            )
     if expected_setpoints > MAX_SETPOINTS:
         return (
             f"at {speed:g} m/s the move would take {expected_setpoints * period:.0f} s "
