@@ -29,12 +29,13 @@ from arm_kinematics_interfaces.srv import ComputeFK, SolveIK
 ORIENTATION_TOLERANCE = 1e-6
 
 
-def _constant_names(cls: type, names: Sequence[str]) -> dict[int, str]:
+def constant_names(cls: type, names: Sequence[str]) -> dict[int, str]:
+    """{value: name} of a message class's constants, e.g. for status names in logs."""
     return {getattr(cls, name): name for name in names}
 
 
 #: SolveIK (and SolveIKBatch) status value -> constant name.
-SOLVE_IK_STATUS_NAMES = _constant_names(
+SOLVE_IK_STATUS_NAMES = constant_names(
     SolveIK.Response,
     (
         "OK",
@@ -50,7 +51,7 @@ SOLVE_IK_STATUS_NAMES = _constant_names(
     ),
 )
 #: ComputeFK status value -> constant name.
-COMPUTE_FK_STATUS_NAMES = _constant_names(
+COMPUTE_FK_STATUS_NAMES = constant_names(
     ComputeFK.Response, ("OK", "UNKNOWN_JOINT", "MISSING_JOINT", "INVALID_INPUT")
 )
 #: SolveIK BRANCH_* value -> lower-case branch name as in the `default_branch` parameter (the

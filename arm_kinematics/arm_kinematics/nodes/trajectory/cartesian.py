@@ -19,7 +19,7 @@ from arm_kinematics.config import ArmConfig
 from arm_kinematics.frames import TargetFrames
 from arm_kinematics.kinematics import LIMIT_TOLERANCE, PlanarArm, PlanStatus, PolylinePlan
 from arm_kinematics.kinematics.planning import SolvePoints
-from arm_kinematics.nodes.messages import JointStateError, joint_positions
+from arm_kinematics.nodes.messages import JointStateError, constant_names, joint_positions
 from arm_kinematics.nodes.trajectory.goals import base_pose
 from arm_kinematics.nodes.trajectory.ik_batch import IkUnavailableError
 from arm_kinematics.nodes.trajectory.planning import plan_path
@@ -28,17 +28,17 @@ from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK
 Response = PlanCartesianPath.Response
 
 #: PlanCartesianPath status value -> constant name.
-STATUS_NAMES = {
-    getattr(Response, name): name
-    for name in (
+STATUS_NAMES = constant_names(
+    Response,
+    (
         "SUCCEEDED",
         "INVALID_REQUEST",
         "IK_FAILED",
         "JOINT_JUMP",
         "IK_UNAVAILABLE",
         "NO_JOINT_STATE",
-    )
-}
+    ),
+)
 
 
 @dataclass(frozen=True)

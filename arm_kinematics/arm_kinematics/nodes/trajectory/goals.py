@@ -26,15 +26,15 @@ from arm_kinematics.kinematics.joint_trajectory import (
     TimedJointPath,
     check_joint_trajectory,
 )
-from arm_kinematics.nodes.messages import OrientationError, quaternion_to_heading
+from arm_kinematics.nodes.messages import OrientationError, constant_names, quaternion_to_heading
 from arm_kinematics_interfaces.action import MoveArm
 
 Result = MoveArm.Result
 
 #: MoveArm result status value -> constant name.
-STATUS_NAMES = {
-    getattr(Result, name): name
-    for name in (
+STATUS_NAMES = constant_names(
+    Result,
+    (
         "SUCCEEDED",
         "INVALID_GOAL",
         "IK_FAILED",
@@ -44,8 +44,8 @@ STATUS_NAMES = {
         "IK_UNAVAILABLE",
         "HARDWARE_FAULT",
         "NO_JOINT_STATE",
-    )
-}
+    ),
+)
 MODE_NAMES = {MoveArm.Goal.LINEAR: "LINEAR", MoveArm.Goal.JOINT: "JOINT"}
 
 POLL_S = 0.05
