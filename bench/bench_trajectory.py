@@ -201,6 +201,13 @@ def measure(goals: int, layout: str) -> bool:
         threading.Thread(target=lambda s=server: log.extend(s.stdout), daemon=True).start()
     client = Client()
     try:
+        # ik_node computes its reachable region once it spins (0.3 s of solves on this arm): a
+        # goal in that second waits for the interpreter, so measure from after it.
+        deadline = time.monotonic() + 60.0
+        while not any("reachable region" in line for line in list(log)):
+            if time.monotonic() > deadline:
+                raise SystemExit("bench_trajectory: ik_node published no reachable region")
+            time.sleep(0.05)
         # Start at one end of the line.
         handle, _ = client.send(line_goal(*START, mode=MoveArm.Goal.JOINT, speed=1.0))
         result = client.wait(handle.get_result_async(), "result").result
