@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from arm_kinematics.config import ArmConfig, default_config_path
 from arm_kinematics.kinematics import Branch, IkResult, IkStatus, PlanarArm, wrap_angle
 
 SETTINGS = settings(max_examples=300, deadline=None)
@@ -289,3 +291,24 @@ def test_constructor_raises_only_value_error(link_lengths, joint_limits, margin,
         return
     assert arm.n_joints >= 2
     assert all(length > 0 and math.isfinite(length) for length in arm.link_lengths)
+
+
+def test_3r_free_heading_finds_narrow_feasible_heading_windows() -> None:
+    # On arm_3r.yaml the joint limits leave some tips only a window of headings about 2 degrees
+    # wide, narrower than the 7.5 degrees between the heading search's samples: every tip of a
+    # configuration within the limits must still be solved, never refused with JOINT_LIMIT.
+    arm = ArmConfig.from_file(default_config_path("arm_3r.yaml")).make_arm()
+    narrow = arm.solve(0.0803, -0.0715)  # feasible only for headings in [-155.98, -153.81] deg
+    assert narrow.ok, narrow.message
+    assert -155.99 <= math.degrees(arm.forward(narrow.joints)[2]) <= -153.80
+    rng = np.random.default_rng(11)
+    lower, upper = np.array(arm.joint_limits).T
+    refused = []
+    for joints in rng.uniform(lower, upper, size=(3000, 3)):
+        x, y, _ = arm.forward(tuple(joints))
+        result = arm.solve(x, y)
+        if not result.ok:
+            refused.append((x, y, result.status.name))
+        elif math.dist(arm.forward(result.joints)[:2], (x, y)) > 1e-9:
+            refused.append((x, y, "off target"))
+    assert refused == []

@@ -51,7 +51,7 @@ from .explain import (
     violation_text,
     wrong_elbow_heading_text,
 )
-from .heading_search import search_heading
+from .heading_search import narrow_windows, search_heading
 from .types import Branch, IkResult, IkStatus
 
 HEADING_MATCH_TOLERANCE = 1e-10
@@ -335,9 +335,23 @@ class PlanarArm(PlanarChain):
 
         best = search_heading(intervals, evaluate, held)
         if best is None:
+            # No sample was within the limits: the feasible headings, if any, lie in windows
+            # narrower than the samples. Look there, guided by the limit margin.
+            windows = narrow_windows(intervals, lambda h: self._heading_margin(x, y, h))
+            best = search_heading(windows, evaluate, held) if windows else None
+        if best is None:
             return IkResult(IkStatus.JOINT_LIMIT, None, no_heading_text(x, y, branch))
         result, h = best
         return _with_heading_note(result, h, rule)
+
+    def _heading_margin(self, x: float, y: float, heading: float) -> float:
+        """The limit margin (rad) of the better elbow that puts the tip at (x, y) with
+        `heading`: >= 0 when one is within the limits, -inf when the wrist is off the ring."""
+        elbows = three_link_ik(self.link_lengths, x, y, heading, self.edge_tolerance)
+        if elbows is None:
+            return -math.inf
+        up, down, _, _ = elbows
+        return max(self.limit_margin(up), self.limit_margin(down)) + LIMIT_TOLERANCE
 
     # --- many targets -----------------------------------------------------------------------
 
