@@ -19,6 +19,7 @@ import yaml
 from geometry_msgs.msg import PointStamped
 from rcl_interfaces.msg import Log
 from ros_helpers import ros_graph, wait_for
+from test_ik_node_frames import urdf_origin
 from test_trajectory_inputs import distance_to_polyline, poses
 from test_trajectory_inputs import message as trajectory
 from test_trajectory_node import CONFIG, NAMES, PERIOD, Harness, goal, make_nodes, tip_of
@@ -274,18 +275,9 @@ MOUNT_RPY_DEG = (90.0, 0.0, 30.0)
 
 
 def base_to_world(x: float, y: float, z: float = 0.0) -> tuple[float, float, float]:
-    """R = Rz(yaw) Ry(pitch) Rx(roll) (URDF's fixed-axis rpy), then the translation."""
-    roll, pitch, yaw = (math.radians(a) for a in MOUNT_RPY_DEG)
-    rx = np.array(
-        [[1, 0, 0], [0, math.cos(roll), -math.sin(roll)], [0, math.sin(roll), math.cos(roll)]]
-    )
-    ry = np.array(
-        [[math.cos(pitch), 0, math.sin(pitch)], [0, 1, 0], [-math.sin(pitch), 0, math.cos(pitch)]]
-    )
-    rz = np.array(
-        [[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]]
-    )
-    return tuple((rz @ ry @ rx @ np.array([x, y, z]) + np.array(MOUNT_XYZ)).tolist())
+    """A base-frame point in world, through the mount's URDF origin (written out in the test,
+    not with frames.py)."""
+    return tuple((urdf_origin(MOUNT_XYZ, MOUNT_RPY_DEG) @ [x, y, z, 1.0])[:3].tolist())
 
 
 def test_a_target_in_the_mount_parent_frame_ends_on_the_right_point():
