@@ -26,6 +26,7 @@ from arm_kinematics.rclpy_compat.action_client import destroy_actions
 from arm_kinematics.rclpy_compat.executor import WorkerBoundExecutor
 
 DEFAULT_TIMEOUT_S = 30.0
+RESEND_S = 5.0  # RosGraph.call sends an unanswered request again after this (see there)
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = PACKAGE_DIR / "config" / "arm.yaml"
 
@@ -96,11 +97,28 @@ class RosGraph:
         node.destroy_node()
 
     def call(self, client: Any, request: Any, timeout: float = DEFAULT_TIMEOUT_S) -> Any:
-        """Call a service whose node spins on this graph and wait for the answer."""
+        """Call a service whose node spins on this graph and wait for the answer.
+
+        A request still unanswered after RESEND_S is sent again, until `timeout`: Fast DDS
+        (rmw_fastrtps_cpp 8.4, Jazzy) drops a response that the server sends before it has
+        discovered the client's response reader, logging "failed to send response (timeout)"
+        (ros2/rmw_fastrtps#842, the race described in ros2/ros2#1253); on a loaded machine that
+        window lasts seconds. Only for idempotent services, which every caller here uses.
+        """
         wait_for(lambda: client.wait_for_service(timeout_sec=0.1), timeout, f"{client.srv_name}")
-        future = client.call_async(request)
-        wait_for(future.done, timeout, f"answer from {client.srv_name}")
-        return future.result()
+        deadline = time.monotonic() + timeout
+        while True:
+            future = client.call_async(request)
+            resend_at = min(deadline, time.monotonic() + RESEND_S)
+            while not future.done() and time.monotonic() < resend_at:
+                time.sleep(0.01)
+            if future.done():
+                return future.result()
+            client.remove_pending_request(future)
+            if time.monotonic() >= deadline:
+                raise AssertionError(
+                    f"timed out after {timeout:.0f} s waiting for answer from {client.srv_name}"
+                )
 
     def shutdown(self) -> None:
         """Stop spinning (callbacks in flight finish first), then destroy the nodes."""
