@@ -109,10 +109,9 @@ class RosGraph:
         deadline = time.monotonic() + timeout
         while True:
             future = client.call_async(request)
-            resend_at = min(deadline, time.monotonic() + RESEND_S)
-            while not future.done() and time.monotonic() < resend_at:
-                time.sleep(0.01)
-            if future.done():
+            answered = threading.Event()  # wakes at once on the answer (hundreds of calls)
+            future.add_done_callback(lambda _, answered=answered: answered.set())
+            if answered.wait(max(0.0, min(RESEND_S, deadline - time.monotonic()))):
                 return future.result()
             client.remove_pending_request(future)
             if time.monotonic() >= deadline:

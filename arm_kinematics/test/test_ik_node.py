@@ -62,6 +62,7 @@ class Clients:
 
     def __init__(self, graph: RosGraph, namespace: str = "") -> None:
         prefix = f"{namespace}/" if namespace else ""
+        self.graph = graph
         self.node = graph.node(f"test_client{namespace.replace('/', '_')}")
         self.solve_client = self.node.create_client(SolveIK, prefix + "solve_ik")
         self.batch_client = self.node.create_client(SolveIKBatch, prefix + "solve_ik_batch")
@@ -70,16 +71,16 @@ class Clients:
             wait_for(lambda c=client: c.wait_for_service(timeout_sec=0.5), what=client.srv_name)
 
     def solve(self, request: SolveIK.Request) -> SolveIK.Response:
-        return wait_for_future(self.solve_client.call_async(request), what="solve_ik answer")
+        return self.graph.call(self.solve_client, request)
 
     def batch(self, request: SolveIKBatch.Request) -> SolveIKBatch.Response:
-        return wait_for_future(self.batch_client.call_async(request), what="batch answer")
+        return self.graph.call(self.batch_client, request)
 
     def fk(self, names, positions) -> ComputeFK.Response:
         request = ComputeFK.Request()
         request.joints.name = list(names)
         request.joints.position = [float(p) for p in positions]
-        return wait_for_future(self.fk_client.call_async(request), what="compute_fk answer")
+        return self.graph.call(self.fk_client, request)
 
 
 def target(
