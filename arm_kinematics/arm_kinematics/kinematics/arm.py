@@ -36,8 +36,14 @@ import numpy as np
 
 from .angles import wrap_angle
 from .branches import choose_branch, joint_distance
-from .chain import LIMIT_TOLERANCE, PlanarChain, as_number, manipulability_of_frames
-from .closed_form import reachable_headings, three_link_ik, two_link_ik, wrist_point
+from .chain import LIMIT_TOLERANCE, PlanarChain, as_number
+from .closed_form import (
+    reachable_headings,
+    three_link_ik,
+    three_link_manipulability,
+    two_link_ik,
+    wrist_point,
+)
 from .explain import (
     heading_mismatch_text,
     heading_note_text,
@@ -152,24 +158,20 @@ class PlanarArm(PlanarChain):
         if n == 3 and heading is None:
             return self._solve_free_heading(x, y, branch, current)
 
-        # 2. TOO_FAR / TOO_CLOSE, on the radius alone, then the closed form: both elbows,
-        # limits not applied yet. For 2R the closed form checks the radius itself, first.
+        # 2. TOO_FAR / TOO_CLOSE, then the closed form: both elbows, limits not applied yet.
+        # The closed form fails when the target (2R) or the wrist point (3R) is off links
+        # 1-2's ring, which it always is when the tip is off its own ring (by the triangle
+        # inequality, with the same edge_tolerance): the radius is checked only then.
         l1, l2 = self.link_lengths[:2]
         if n == 2:
             elbows = two_link_ik(l1, l2, x, y, self.edge_tolerance)
             if elbows is None:
                 return _ring_failure(x, y, math.sqrt(x * x + y * y), self.ring_12)
-            up, down, sin_elbow = elbows
         else:
-            r = math.sqrt(x * x + y * y)
-            inner, outer = self.ring
-            if not inner - self.edge_tolerance <= r <= outer + self.edge_tolerance:
-                return _ring_failure(x, y, r, self.ring)
             elbows = three_link_ik(self.link_lengths, x, y, heading, self.edge_tolerance)
             if elbows is None:
-                # 3. ORIENTATION_UNREACHABLE (3R): the wrist point is off links 1-2's ring.
-                return self._orientation_failure_3r(x, y, heading)
-            up, down, sin_elbow, wrist = elbows
+                return self._wrist_failure(x, y, heading)
+        up, down, sin_elbow = elbows
         coincident = sin_elbow == 0.0
         only_reason = " (the only branch within limits)"
 
@@ -238,8 +240,7 @@ class PlanarArm(PlanarChain):
         if n == 2:
             manipulability = l1 * l2 * sin_elbow
         else:
-            elbow_point = (l1 * math.cos(chosen[0]), l1 * math.sin(chosen[0]))
-            manipulability = manipulability_of_frames(((0.0, 0.0), elbow_point, wrist, (x, y)))
+            manipulability = three_link_manipulability(self.link_lengths, chosen)
         message = solved_text(chosen, coincident, reason)
         if sin_elbow < self.singularity_margin:
             message = singular_text(message, sin_elbow, self.singularity_margin)
@@ -263,7 +264,13 @@ class PlanarArm(PlanarChain):
             return f"current {values!r} holds a NaN or infinite value"
         return values
 
-    def _orientation_failure_3r(self, x: float, y: float, heading: float) -> IkResult:
+    def _wrist_failure(self, x: float, y: float, heading: float) -> IkResult:
+        """Why the 3R closed form found no wrist solve: 2. the tip off its ring (TOO_FAR /
+        TOO_CLOSE), else 3. ORIENTATION_UNREACHABLE (the wrist point off links 1-2's ring)."""
+        r = math.sqrt(x * x + y * y)
+        inner, outer = self.ring
+        if not inner - self.edge_tolerance <= r <= outer + self.edge_tolerance:
+            return _ring_failure(x, y, r, self.ring)
         text = orientation_3r_text(
             x,
             y,
@@ -350,7 +357,7 @@ class PlanarArm(PlanarChain):
         elbows = three_link_ik(self.link_lengths, x, y, heading, self.edge_tolerance)
         if elbows is None:
             return -math.inf
-        up, down, _, _ = elbows
+        up, down, _ = elbows
         return max(self.limit_margin(up), self.limit_margin(down)) + LIMIT_TOLERANCE
 
     # --- many targets -----------------------------------------------------------------------

@@ -22,7 +22,9 @@ Joints = tuple[float, ...]
 Choice = tuple[Joints, "Joints | None", str]
 """(the chosen joints, the other feasible elbow or None, the reason as message text)."""
 
-REQUESTED_ELBOW_RULES = frozenset((Branch.ELBOW_UP, Branch.ELBOW_DOWN))
+REQUESTED_ELBOWS = (Branch.ELBOW_UP, Branch.ELBOW_DOWN)
+"""The rules that name one elbow. A tuple, not a set: `in` compares IntEnum members as ints,
+where a set would hash them through Enum.__hash__, a Python-level method."""
 
 
 def joint_distance(
@@ -68,7 +70,7 @@ def choose_branch(
     >>> choose_branch(Branch.ELBOW_UP, None, -1.0, (0.5, 0.8), 1.0, False, None, kinds) is None
     True
     """
-    if branch in REQUESTED_ELBOW_RULES:
+    if branch in REQUESTED_ELBOWS:
         chosen, other = (up, down) if branch is Branch.ELBOW_UP else (down, up)
         if chosen is None and coincident:
             chosen, other = other, None
@@ -78,7 +80,7 @@ def choose_branch(
         if chosen is None:
             return None
         return chosen, None, "" if coincident else only_reason
-    if branch is Branch.CLOSEST and current is not None:
+    if current is not None and branch is Branch.CLOSEST:
         if joint_distance(down, current, kinds) < joint_distance(up, current, kinds):
             return down, up, " (least motion from current)"
         return up, down, " (least motion from current)"

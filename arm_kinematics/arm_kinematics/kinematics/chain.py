@@ -40,7 +40,9 @@ def as_number(value: Any) -> float | None:
     >>> as_number(2), as_number("2"), as_number(True)
     (2.0, None, None)
     """
-    if isinstance(value, float):
+    if type(value) is float:
+        return value
+    if isinstance(value, float):  # numpy.float64 and other subclasses: a plain float
         return float(value)
     if isinstance(value, str | bytes | bool):
         return None

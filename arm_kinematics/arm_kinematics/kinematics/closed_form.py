@@ -20,6 +20,7 @@ angle comes from atan2: no acos domain errors.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from .angles import TAU, wrap_angle
 
@@ -102,28 +103,58 @@ def three_link_ik(
     y: float,
     heading: float,
     edge_tolerance: float = 0.0,
-) -> (
-    tuple[tuple[float, float, float], tuple[float, float, float], float, tuple[float, float]] | None
-):
+) -> tuple[tuple[float, float, float], tuple[float, float, float], float] | None:
     """Both elbows of the 3R chain whose tip is at (x, y) (m) with `heading` (rad): the 2R
     solve of links 1-2 on the wrist point, then theta_3 = heading - theta_1 - theta_2 (wrapped
-    to (-pi, pi]). Returns `(elbow_up, elbow_down, sin_elbow, wrist)` (`sin_elbow` as in
-    `two_link_ik`, `wrist` the wrist point in m), or None when the wrist point is off links
-    1-2's ring.
+    to (-pi, pi]). Returns `(elbow_up, elbow_down, sin_elbow)` (`sin_elbow` as in
+    `two_link_ik`), or None when the wrist point is off links 1-2's ring.
 
-    >>> up, down, _, wrist = three_link_ik((1.0, 0.8, 0.3), 1.0731, 1.5727, math.radians(90))
-    >>> [round(math.degrees(q), 2) for q in down], [round(v, 4) for v in wrist]
-    ([30.0, 45.0, 15.0], [1.0731, 1.2727])
+    The reference arm with a third link of 0.3 m pointing straight up: its wrist is the 2R
+    reference tip (1.0731, 1.2727), so elbow down is joints 30, 45 and 15 degrees.
+
+    >>> up, down, _ = three_link_ik((1.0, 0.8, 0.3), 1.0731, 1.5727, math.radians(90))
+    >>> [round(math.degrees(q), 2) for q in down], [round(math.degrees(q), 2) for q in up]
+    ([30.0, 45.0, 15.0], [69.73, -45.0, 65.27])
     """
     l1, l2, l3 = lengths
-    wrist = wrist_point(x, y, heading, l3)
-    elbows = two_link_ik(l1, l2, wrist[0], wrist[1], edge_tolerance)
+    wrist_x, wrist_y = wrist_point(x, y, heading, l3)
+    elbows = two_link_ik(l1, l2, wrist_x, wrist_y, edge_tolerance)
     if elbows is None:
         return None
     (up1, up2), (down1, down2), sin_elbow = elbows
     up = (up1, up2, wrap_angle(heading - up1 - up2))
     down = (down1, down2, wrap_angle(heading - down1 - down2))
-    return up, down, sin_elbow, wrist
+    return up, down, sin_elbow
+
+
+def three_link_manipulability(
+    lengths: tuple[float, float, float], joints: Sequence[float]
+) -> float:
+    """sqrt(det(Jp Jp^T)) (m^2) of the 3R chain `lengths` (m) at relative `joints` (rad): the
+    Yoshikawa manipulability of the tip's position (see `PlanarChain.manipulability`).
+
+    By Cauchy-Binet, det(Jp Jp^T) is the sum of the squared 2x2 minors of Jp. Column i of Jp is
+    the tip seen from joint i turned by 90 degrees, the sum of the link vectors a_k from link i
+    on, so the minor of columns i < j is cross(a_i + ... + a_(j-1), a_j + ... + a_n), and
+    cross(a_k, a_m) = L_k L_m sin(theta_(k+1) + ... + theta_m). For 3R:
+
+        m_12 = L1 (L2 sin theta_2 + L3 sin(theta_2 + theta_3))
+        m_13 = L3 (L1 sin(theta_2 + theta_3) + L2 sin theta_3)
+        m_23 = L2 L3 sin theta_3
+
+    It does not depend on theta_1, and is 0 only when all three links are in line.
+
+    >>> round(three_link_manipulability((1.0, 0.8, 0.3), (0.3, math.pi / 2, 0.0)), 12)
+    1.140175425099
+    >>> three_link_manipulability((1.0, 0.8, 0.3), (0.3, 0.0, 0.0))  # stretched out
+    0.0
+    """
+    l1, l2, l3 = lengths
+    sin_2, sin_3, sin_23 = math.sin(joints[1]), math.sin(joints[2]), math.sin(joints[1] + joints[2])
+    m_12 = l1 * (l2 * sin_2 + l3 * sin_23)
+    m_13 = l3 * (l1 * sin_23 + l2 * sin_3)
+    m_23 = l2 * l3 * sin_3
+    return math.sqrt(m_12 * m_12 + m_13 * m_13 + m_23 * m_23)
 
 
 def reachable_headings(
