@@ -38,11 +38,14 @@ def test_tour_of_the_default_arm(capsys) -> None:
     hx, hy = l1 + l2 * math.cos(math.pi / 4), l2 * math.sin(math.pi / 4)
     steps = math.ceil(math.hypot(x - hx, y - hy) / config.trajectory.default_max_step)
     assert f"{steps} of {steps} steps feasible (100.0 %)" in out
+    # The same planner as the trajectory node: setpoints on the line at the command rate, the
+    # tool a little below its speed so that the line takes a whole number of periods.
     speed = config.trajectory.default_speed
-    assert f"tool speed {speed:.4f} .. {speed:.4f} m/s" in out
-    # The same planner as the trajectory node: setpoints on the line at the command rate.
     length = math.hypot(x - hx, y - hy)
     count = math.ceil(length / (speed / config.trajectory.command_rate_hz) - 1e-9)
+    full_speed = length * config.trajectory.command_rate_hz / count
+    assert speed * (1 - 1 / count) < full_speed <= speed
+    assert f"tool speed {full_speed:.4f} .. {full_speed:.4f} m/s" in out
     line = next(line for line in out.splitlines() if " setpoints at " in line)
     assert line.startswith(f"    {count} setpoints at {config.trajectory.command_rate_hz:g} Hz")
     assert float(line.split("at most ")[1].split(" m off")[0]) < 1e-9

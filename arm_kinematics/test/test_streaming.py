@@ -214,8 +214,13 @@ def test_the_tool_slows_down_near_a_singularity_and_keeps_full_speed_elsewhere()
     start_joints = arm.solve(*start, branch=Branch.ELBOW_DOWN).joints
     _, setpoints = line_setpoints(arm, start_joints, goal, speed=speed)
     travel = np.hypot(*np.diff(np.vstack((start, setpoints.tips[:, :2])), axis=0).T)
-    assert travel[:10] == pytest.approx(speed * PERIOD, rel=1e-9)
-    assert travel[-3:].max() < 0.6 * speed * PERIOD
+    # Full speed: the line in a whole number of periods, just below 0.2 m/s (75 periods).
+    periods = math.ceil((goal[0] - start[0]) / (speed * PERIOD))
+    full_speed = (goal[0] - start[0]) / (periods * PERIOD)
+    assert speed * (1 - 1 / periods) < full_speed <= speed
+    assert travel[:10] == pytest.approx(full_speed * PERIOD, rel=1e-9)
+    assert travel[-3:].mean() < 0.5 * speed * PERIOD
+    assert np.all(np.diff(travel[-6:]) < 0.0)  # slower and slower towards full stretch
     assert setpoints.duration > (goal[0] - start[0]) / speed + PERIOD
     steps = np.abs(np.diff(np.vstack((start_joints, setpoints.joints)), axis=0))
     assert steps.max() <= LIMIT * PERIOD * (1 + 1e-12)
@@ -240,26 +245,57 @@ def test_three_joint_arm_follows_the_line_and_turns_the_heading_with_it():
     assert setpoints.tips[-1] == pytest.approx((*goal, goal_heading), abs=1e-9)
 
 
-def test_a_coarse_plan_that_skips_the_hole_fails_where_a_setpoint_falls_into_it():
-    # One plan point (the goal) on the far side of the inner hole (r < 0.2): both ends
-    # reachable, the line between them is not. The setpoints must refuse, naming the segment
-    # and the status; nothing is returned to stream.
+def test_a_coarse_max_step_cannot_skip_the_hole_every_setpoint_is_a_plan_point():
+    # One plan point (the goal) alone would lie on the far side of the inner hole (r < 0.2):
+    # both ends reachable, the line between them is not. Streamed at 0.05 m/s, the plan has a
+    # point at every setpoint (1 mm), and the first one in the hole refuses the line.
     arm = PlanarArm((1.0, 0.8))
     start_joints = arm.solve(0.5, 0.1, branch=Branch.ELBOW_DOWN).joints
+    assert plan(arm, start_joints, (-0.5, 0.1), max_step=10.0, period=None).total_steps == 1
     result = plan(arm, start_joints, (-0.5, 0.1), max_step=10.0, max_joint_step=math.pi)
-    assert result.total_steps == 1  # the plan alone cannot see the hole
+    assert result.total_steps == 1000  # 1 m at 1 mm per period
     assert result.status == IkStatus.TOO_CLOSE
-    assert result.failed_step == 0  # between the start and plan point 0
     assert result.setpoints is None
     x, y = result.failed_point
     assert math.hypot(x, y) < 0.2
-    assert "before planned point 0" in result.message
+    assert result.failed_point == pytest.approx((0.5 - 0.001 * (result.failed_step + 1), 0.1))
+    assert math.hypot(0.5 - 0.001 * result.failed_step, 0.1) >= 0.2  # the first in the hole
+    assert f"step {result.failed_step} of 1000 at" in result.message
+
+
+def test_a_setpoint_of_a_later_call_without_ik_refuses_the_line_naming_its_plan_step():
+    # Where the elbow slows the tool (near full stretch), the setpoints move off the plan
+    # points and are solved in a second call; one of them failing refuses the whole line.
+    arm = PlanarArm((1.0, 0.8), [(-math.pi, math.pi)] * 2, singularity_margin=0.0)
+    start_joints = arm.solve(1.5, 0.0, branch=Branch.ELBOW_DOWN).joints
+    failed_at = []
+
+    def fail_one_in_call_2(call, targets, answers):
+        if call == 2:
+            index = len(targets) // 2
+            answers.status[index] = int(IkStatus.TOO_FAR)
+            answers.joints[index] = math.nan
+            failed_at.append(tuple(targets[index].tolist()))
+        return answers
+
+    solver = RecordingSolver(arm, fail_one_in_call_2)
+    result = plan(arm, start_joints, (1.7995, 0.0), speed=0.2, solve=solver)
+    assert len(solver.calls) == 2
+    assert result.status == IkStatus.TOO_FAR
+    assert result.setpoints is None
+    assert result.failed_point == pytest.approx(failed_at[0], abs=1e-12)
+    # The plan step whose segment holds it: between plan points failed_step - 1 and failed_step.
+    step = result.failed_step
+    assert 1.5 + 0.2995 * step / result.total_steps < failed_at[0][0]
+    assert failed_at[0][0] < 1.5 + 0.2995 * (step + 1) / result.total_steps
+    assert f"step {step} of {result.total_steps}: the setpoint at" in result.message
+    assert f"before planned point {step} fails:" in result.message
 
 
 def test_a_plan_that_flips_branch_at_a_point_is_refused_as_a_joint_jump():
     start_joints = (0.0, math.pi / 4)
     x0, y0, _ = BIG_ARM.forward(start_joints)
-    point_2 = (x0 - 0.15, y0)  # plan point 2 of 4 on the 0.2 m line
+    point_2 = (x0 - 0.15, y0)  # plan point 150 of 200 on the 0.2 m line (one per setpoint)
 
     def mirror_point_2(call, targets, answers):
         # The other elbow at plan point 2, as a silently flipping solver would answer.
@@ -273,53 +309,64 @@ def test_a_plan_that_flips_branch_at_a_point_is_refused_as_a_joint_jump():
     solver = RecordingSolver(BIG_ARM, mirror_point_2)
     result = plan(BIG_ARM, start_joints, (x0 - 0.2, y0), max_step=0.05, solve=solver)
     assert result.status == PlanStatus.JOINT_JUMP
-    assert result.failed_step == 2
+    assert result.total_steps == 200
+    assert result.failed_step == 149
+    assert result.failed_point == pytest.approx(point_2, abs=1e-12)
     assert result.setpoints is None
     assert len(solver.calls) == 1  # no further setpoints are solved for a plan that fails
 
 
 def test_a_setpoint_on_another_branch_between_plan_points_is_refused_as_a_joint_jump():
-    start_joints = (0.0, math.pi / 4)
-    x0, y0, _ = BIG_ARM.forward(start_joints)
-    plan_points = [(x0 - 0.05 * i, y0) for i in (1, 2, 3, 4)]
+    # Where the elbow slows the tool, the setpoints of call 2 lie between plan points; the
+    # first of them answered with the other elbow (12+ deg of elbow away) is a branch flip.
+    arm = PlanarArm((1.0, 0.8), [(-math.pi, math.pi)] * 2, singularity_margin=0.0)
+    start_joints = arm.solve(1.5, 0.0, branch=Branch.ELBOW_DOWN).joints
+    mirrored_at = []
 
-    def mirror_setpoints(call, targets, answers):
-        # The setpoints (the targets between the plan points) from 31 mm on: the other elbow.
-        for index, target in enumerate(targets.tolist()):
-            on_plan = any(math.dist(target, p) < 1e-12 for p in plan_points)
-            if not on_plan and target[0] < x0 - 0.0305:
-                answers.joints[index] = BIG_ARM.solve(*target, branch=Branch.ELBOW_UP).joints
+    def mirror_first_in_call_2(call, targets, answers):
+        if call == 2:
+            answers.joints[0] = arm.solve(*targets[0], branch=Branch.ELBOW_UP).joints
+            mirrored_at.append(tuple(targets[0].tolist()))
         return answers
 
-    solver = RecordingSolver(BIG_ARM, mirror_setpoints)
-    result = plan(BIG_ARM, start_joints, (x0 - 0.2, y0), max_step=0.05, solve=solver)
+    solver = RecordingSolver(arm, mirror_first_in_call_2)
+    result = plan(arm, start_joints, (1.7995, 0.0), speed=0.2, solve=solver)
+    assert len(solver.calls) == 2
     assert result.status == PlanStatus.JOINT_JUMP
-    # The first mirrored setpoint is the 31st (31 mm, 1 mm per period): before plan point 0.
-    assert result.failed_step == 0
-    assert result.failed_point == pytest.approx((x0 - 0.031, y0), abs=1e-12)
-    assert "branch flip" in result.message
+    assert result.failed_point == pytest.approx(mirrored_at[0], abs=1e-12)
+    assert "away from the plan (a branch flip)" in result.message
     assert result.setpoints is None
 
 
-def test_a_line_no_joint_slows_takes_one_solve_call_with_its_setpoints_in_it():
+@pytest.mark.parametrize(("speed", "per_setpoint"), [(0.05, 1), (0.1, 2), (0.3, 6), (0.02, 1)])
+def test_a_line_no_joint_slows_takes_one_solve_call_each_setpoint_a_plan_point(speed, per_setpoint):
+    # 0.1118 m at 1 mm: 112 periods at 0.05 m/s (a point each), 56 at 0.1 m/s (two points
+    # each), 19 at 0.3 m/s (six each: 114 points), 280 at 0.02 m/s (a point each, 0.4 mm).
     start_joints = (0.0, math.pi / 4)
     x0, y0, _ = BIG_ARM.forward(start_joints)
     goal = (x0 - 0.1, y0 + 0.05)
     solver = RecordingSolver(BIG_ARM)
-    result = plan(BIG_ARM, start_joints, goal, solve=solver)
+    result = plan(BIG_ARM, start_joints, goal, solve=solver, speed=speed)
     assert result.ok
     assert result.solve_calls == 1 == len(solver.calls)
     ((targets, seed),) = solver.calls
     assert seed == start_joints
-    total = math.ceil(math.hypot(0.1, 0.05) / 0.001)
-    assert result.total_steps == total
-    assert len(targets) == total + len(result.setpoints)
-    # In order along the line (each target seeded by the one before), and the setpoints' own
-    # tips among them: IK at the resampled points.
-    _, progress = distance_to_line(targets, (x0, y0), goal)
-    assert np.all(np.diff(progress) >= 0)
-    for tip in result.setpoints.tips[:, :2]:
-        assert np.min(np.hypot(*(targets - tip).T)) < 1e-9
+    length = math.hypot(0.1, 0.05)
+    periods = math.ceil(length / (speed * PERIOD))
+    assert len(result.setpoints) == periods
+    assert result.total_steps == len(targets) == periods * per_setpoint
+    assert result.total_steps >= math.ceil(length / 0.001)  # at most max_step apart
+    # In order along the line (each target seeded by the one before), each point once, and
+    # every k-th one a setpoint's tip: the setpoints' IK is the plan's.
+    off, progress = distance_to_line(targets, (x0, y0), goal)
+    assert off.max() < 1e-12
+    assert np.diff(progress) == pytest.approx(1 / len(targets), rel=1e-6)
+    assert result.setpoints.tips[:, :2] == pytest.approx(
+        targets[per_setpoint - 1 :: per_setpoint], abs=1e-12
+    )
+    assert result.setpoints.joints == pytest.approx(
+        result.joints[per_setpoint - 1 :: per_setpoint], abs=1e-12
+    )
 
 
 def test_where_a_joint_slows_the_tool_the_setpoints_from_there_take_a_second_call():

@@ -239,9 +239,10 @@ def test_a_goal_needing_too_many_points_in_all_is_refused_before_any_ik():
 
 
 def test_a_segment_larger_than_one_ik_batch_may_be_is_refused_before_any_ik():
-    # The IK node refuses a batch beyond ik.max_batch_targets: a segment whose points and
-    # setpoints would not fit is refused at once, naming the limit, instead of failing later.
-    small = dataclasses.replace(CONFIG, max_batch_targets=50)
+    # The IK node refuses a batch beyond ik.max_batch_targets: a segment whose points (a
+    # setpoint on each) would not fit is refused at once, naming the limit, instead of failing
+    # later.
+    small = dataclasses.replace(CONFIG, max_batch_targets=30)
     run = Admission().admit(b"1", Move(0, 0.12, 0.05, None, 0.05, 0.001))
     calls = []
 
@@ -249,16 +250,17 @@ def test_a_segment_larger_than_one_ik_batch_may_be_is_refused_before_any_ik():
         calls.append(len(points))
         return chain_solver(ARM)(points, seed)
 
-    start = ARM.solve(0.15, 0.02).joints  # about 42 mm from the target: 42 points + 42 setpoints
+    start = ARM.solve(0.15, 0.02).joints  # about 42 mm from the target: 42 points
     outcome = plan_move(ARM, small, Move(0, 0.12, 0.05, None, 0.05, 0.001), start, solve, run)
     assert outcome.status == Result.INVALID_GOAL
-    assert "ik.max_batch_targets allows 50" in outcome.message
+    assert "needs 43 IK solutions" in outcome.message
+    assert "ik.max_batch_targets allows 30" in outcome.message
     assert calls == []
-    roomy = dataclasses.replace(CONFIG, max_batch_targets=200)
+    roomy = dataclasses.replace(CONFIG, max_batch_targets=50)
     run = Admission().admit(b"2", Move(0, 0.12, 0.05, None, 0.05, 0.001))
     planned = plan_move(ARM, roomy, Move(0, 0.12, 0.05, None, 0.05, 0.001), start, solve, run)
     assert isinstance(planned, PlannedMove)
-    assert max(calls) <= 200
+    assert max(calls) <= 50
 
 
 # --- plan_cartesian_path -----------------------------------------------------------------------

@@ -10,7 +10,10 @@ same `arm.solve_chain` the IK node runs.
 
 A plan takes these steps:
 
-1. points along the line at most `max_step` apart, the goal included (`LinePath`);
+1. points along the line at most `max_step` apart, the goal included (`LinePath`); with a
+   speed and a command period, as many as make every setpoint of the tool at full speed one of
+   them (`LinePath.timed_step_count`: the tool a little below `speed` so that the line takes a
+   whole number of periods);
 2. solve them (call 1, seeded by `current`); the first point without a solution, or the first
    whose joints jump more than `max_joint_step` from the previous one (a branch flip), ends the
    plan there: `failed_step`, `status`, `feasible_fraction`;
@@ -19,8 +22,9 @@ A plan takes these steps:
 4. with a command `period`: setpoint positions on the line, one per period, by that timing;
 5. solve the setpoints, seeded by `current`, so every setpoint is an IK solution of a point on
    the line; joints are never interpolated. The setpoints of the tool at `speed` throughout are
-   known before any IK, so they ride along in call 1; where a joint sets the pace (step 3) they
-   move, and those from the first slowed one on are solved in call 2;
+   known before any IK and are plan points, so call 1 solves each point once; where a joint
+   sets the pace (step 3) they move, and those from the first slowed one on are solved in
+   call 2;
 6. check every setpoint step: no joint may move more than limit * period. The joints are not
    linear between two plan points, so a setpoint can come out slightly fast where a joint sets
    the pace; the plan steps around it are then slowed by the excess and the setpoints from there
@@ -49,6 +53,9 @@ from .types import Branch, IkResult, IkStatus, PlanStatus
 #: Setpoints are timed with this share of each joint velocity limit, a little headroom for the
 #: joints not being linear between plan points; the plan's own `times` use the full limits.
 SETPOINT_HEADROOM = 0.995
+#: Progress (a share of the line) within which a setpoint is the plan point it falls on:
+#: the setpoint timing puts it there to rounding (about 1e-16).
+SAME_PROGRESS = 1e-12
 #: Most further `solve` calls that slow a stretch where a setpoint still came out too fast.
 MAX_REFINEMENTS = 8
 
@@ -175,6 +182,37 @@ class LinePath:
             raise ValueError(f"max_step must be finite and > 0, got {max_step!r}")
         travel = max(self.length, abs(self.heading_change) * heading_radius)
         return max(1, math.ceil(travel / max_step - 1e-9))
+
+    def timed_step_count(
+        self, max_step: float, heading_radius: float, speed: float, period: float
+    ) -> tuple[int, float]:
+        """(points, tool speed in m/s) of a line timed at `speed` m/s with a setpoint every
+        `period` s, so that every setpoint of the tool at full speed is a plan point.
+
+        The line takes n = ceil(length / (speed * period)) periods: the tool goes at length /
+        (n * period) <= speed, each period covering the same distance, and each of those
+        intervals is cut into the same number k of steps, the fewest that keep `max_step`
+        (`step_count`). The n * k points are then at most `max_step` apart and every k-th one
+        is where a setpoint falls, so the plan and its setpoints share their IK. Never more
+        points than `step_count` plus the setpoints. A line without length (a turn of the
+        heading on the spot) is timed by its joints: `step_count` points, `speed` unchanged.
+
+        >>> path = LinePath((0.0, 0.0), (0.1118, 0.0))
+        >>> def timed(speed):
+        ...     count, tool_speed = path.timed_step_count(0.001, 0.0, speed, 0.02)
+        ...     return count, round(tool_speed, 6)
+        >>> path.step_count(0.001), timed(0.05)  # 112 setpoints 0.998 mm apart
+        (112, (112, 0.049911))
+        >>> timed(0.1)  # a setpoint on every 2nd point
+        (112, 0.099821)
+        >>> timed(0.02)  # a point at every setpoint, 0.3993 mm apart
+        (280, 0.019964)
+        """
+        count = self.step_count(max_step, heading_radius)
+        if self.length == 0.0:
+            return count, speed
+        periods = max(1, math.ceil(self.length / (speed * period) - 1e-9))
+        return periods * math.ceil(count / periods), self.length / (periods * period)
 
     def points(self, count: int) -> np.ndarray:
         """`count` evenly spaced points after the start, goal last: (count, 2), or (count, 3)
@@ -400,8 +438,10 @@ def plan_line(
     >>> home = (0.0, math.pi / 2)
     >>> x, y, _ = arm.forward(home)
     >>> plan = plan_line(arm, (x, y), (x - 0.1, y), 0.01, home, speed=0.05, period=0.02)
-    >>> plan.status.name, plan.total_steps, len(plan.setpoints), round(plan.duration, 6)
-    ('OK', 10, 100, 2.0)
+    >>> plan.status.name, len(plan.setpoints), round(plan.duration, 6)
+    ('OK', 100, 2.0)
+    >>> plan.total_steps  # a point at each setpoint (1 mm apart), not only every 10 mm
+    100
     >>> [round(v, 9) for v in arm.forward(plan.setpoints.joints[49])[:2]]  # on the line
     [0.95, 0.8]
 
@@ -433,7 +473,11 @@ def plan_line(
 
     headings = (p0[2], p1[2]) if len(p0) == 3 and len(p1) == 3 else (None, None)
     path = LinePath((p0[0], p0[1]), (p1[0], p1[1]), *headings)
-    total = path.step_count(step, arm.link_lengths[-1] if path.use_heading else 0.0)
+    heading_radius = arm.link_lengths[-1] if path.use_heading else 0.0
+    if period is not None and speed is not None:
+        total, speed = path.timed_step_count(step, heading_radius, speed, period)
+    else:
+        total = path.step_count(step, heading_radius)
     points = path.points(total)
 
     # 2. IK of every point; the first failure or branch flip ends the feasible prefix. With a
@@ -445,12 +489,16 @@ def plan_line(
     if period is not None and speed is not None:
         xy_all = np.vstack(((p0[0], p0[1]), points[:, :2]))
         nominal_u = _setpoint_progress(np.hypot(*np.diff(xy_all, axis=0).T) / speed, u_grid, period)
-    order = np.argsort(np.concatenate((u_grid[1:], nominal_u)), kind="stable")
-    targets = np.concatenate((points, path.sample(nominal_u)))[order]
+    progress = np.concatenate((u_grid[1:], nominal_u))
+    order = np.argsort(progress, kind="stable")
+    # A setpoint on a plan point (each full-speed one, by `timed_step_count`) is that point:
+    # sent once, as the plan point (first in a stable sort).
+    first = np.concatenate(([True], np.diff(progress[order]) > SAME_PROGRESS))
+    targets = np.concatenate((points, path.sample(nominal_u)))[order[first]]
     answers = solve(targets, seed)
     _answered(answers, len(targets))
     position = np.empty_like(order)
-    position[order] = np.arange(len(order))  # where each plan point / setpoint was sent
+    position[order] = np.cumsum(first) - 1  # the target that answers each plan point / setpoint
     plan_status = answers.status[position[:total]]
     feasible = _answered(IkAnswers(plan_status, answers.joints[position[:total]], str), total)
     joints = answers.joints[position[:feasible]]
@@ -699,14 +747,28 @@ def polyline_paths(start: Sequence[float], waypoints: Sequence[Sequence[float]])
 
 
 def polyline_step_counts(
-    arm: PlanarArm, start: Sequence[float], waypoints: Sequence[Sequence[float]], max_step: float
+    arm: PlanarArm,
+    start: Sequence[float],
+    waypoints: Sequence[Sequence[float]],
+    max_step: float,
+    speed: float | None = None,
+    period: float | None = None,
 ) -> tuple[int, ...]:
-    """Points each segment of the polyline gets from `plan_line` (before any IK), to bound
-    the work of a request."""
-    return tuple(
-        path.step_count(max_step, arm.link_lengths[-1] if path.use_heading else 0.0)
-        for path in polyline_paths(start, waypoints)
-    )
+    """Points each segment of the polyline gets from `plan_line` with the same `max_step`,
+    `speed` and `period` (before any IK: to bound the work of a request, or to draw a plan).
+
+    >>> arm = PlanarArm((1.0, 0.8))
+    >>> polyline_step_counts(arm, (1.0, 0.8), [(0.9, 0.8)], 0.001, speed=0.02, period=0.02)
+    (250,)
+    """
+    counts = []
+    for path in polyline_paths(start, waypoints):
+        radius = arm.link_lengths[-1] if path.use_heading else 0.0
+        if speed is not None and period is not None:
+            counts.append(path.timed_step_count(max_step, radius, speed, period)[0])
+        else:
+            counts.append(path.step_count(max_step, radius))
+    return tuple(counts)
 
 
 def plan_polyline(
@@ -740,7 +802,9 @@ def plan_polyline(
     if not waypoints:
         raise ValueError("a polyline needs at least one waypoint")
     paths = polyline_paths(start, waypoints)
-    counts = polyline_step_counts(arm, start, waypoints, max_step)
+    counts = polyline_step_counts(
+        arm, start, waypoints, max_step, options.get("speed"), options.get("period")
+    )
     lengths = np.array([path.length for path in paths])
     weights = lengths if lengths.sum() > 0 else np.array(counts, dtype=float)
     n = arm.n_joints

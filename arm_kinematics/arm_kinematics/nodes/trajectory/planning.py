@@ -85,10 +85,13 @@ def path_points(
     start: tuple[float, ...],
     waypoints: Sequence[tuple[float, ...]],
     max_step: float,
+    speed: float,
+    period: float,
 ) -> np.ndarray:
-    """Every planned point of the path start -> waypoints (no IK: for the abort markers)."""
+    """Every planned point of the path start -> waypoints (no IK: for the abort markers), as
+    `plan_path` places them for `max_step` (m), `speed` (m/s) and the command `period` (s)."""
     pose = start_pose(arm, start, len(waypoints[0]) == 3)
-    counts = polyline_step_counts(arm, pose, waypoints, max_step)
+    counts = polyline_step_counts(arm, pose, waypoints, max_step, speed, period)
     paths = polyline_paths(pose, waypoints)
     return np.concatenate([path.points(c) for path, c in zip(paths, counts, strict=True)])
 
@@ -112,26 +115,26 @@ def plan_path(
     """
     period = 1.0 / config.trajectory.command_rate_hz
     pose = start_pose(arm, start, len(waypoints[0]) == 3)
-    step_counts = polyline_step_counts(arm, pose, waypoints, max_step)
+    step_counts = polyline_step_counts(arm, pose, waypoints, max_step, speed, period)
     count = sum(step_counts)
     if count > MAX_PLAN_POINTS:
         return (
-            f"the path needs {count} points of max_step {max_step:g} m; the most is "
-            f"{MAX_PLAN_POINTS}: use a larger max_step or fewer waypoints"
+            f"the path needs {count} points (at most max_step {max_step:g} m apart, and one "
+            f"at each setpoint at {speed:g} m/s); the most is {MAX_PLAN_POINTS}: use a larger "
+            "max_step, a higher speed or fewer waypoints"
         )
     paths = polyline_paths(pose, waypoints)
     length = sum(path.length for path in paths)
     expected_setpoints = length / (speed * period)
-    # Each segment's points and its full-speed setpoints go to the IK node in one request,
-    # which refuses more than ik.max_batch_targets targets: say so before any IK.
+    # Each segment's points (its full-speed setpoints among them) go to the IK node in one
+    # request, which refuses more than ik.max_batch_targets targets: say so before any IK.
     limit = config.max_batch_targets
-    for index, (steps, path) in enumerate(zip(step_counts, paths, strict=True)):
-        targets = steps + math.ceil(path.length / (speed * period))
-        if targets > limit:
+    for index, steps in enumerate(step_counts):
+        if steps > limit:
             return (
-                f"segment {index} needs about {targets} IK solutions (its points and setpoints) "
-                f"in one solve_ik_batch request; ik.max_batch_targets allows {limit}: use a "
-                "larger max_step, a higher speed or more waypoints"
+                f"segment {index} needs {steps} IK solutions (its points, a setpoint on each "
+                f"or every few) in one solve_ik_batch request; ik.max_batch_targets allows "
+                f"{limit}: use a larger max_step, a higher speed or more waypoints"
             )
     if expected_setpoints > MAX_SETPOINTS:
         return (
@@ -184,7 +187,14 @@ def _plan_linear(
         total_steps=total,
         feasible_fraction=plan.feasible_fraction,
         failed_point=plan.failed_point,
-        path_points=path_points(arm, start, waypoints, move.max_step),
+        path_points=path_points(
+            arm,
+            start,
+            waypoints,
+            move.max_step,
+            move.speed,
+            1.0 / config.trajectory.command_rate_hz,
+        ),
     )
 
 
