@@ -10,8 +10,8 @@
    (`max(0, 2 max(L) - sum(L)) <= r <= sum(L)`); checked on r when the closed form finds no
    solve (a tip off its ring always leaves the 2R part off its own, so nothing is missed). A
    target outside the ring by at most `edge_tolerance` (m) is solved on the edge (joint 2
-   exactly 0 or pi) and flagged SINGULAR; the round trip `forward(joints) == target` to 1e-9 m is promised
-   for targets inside the ring.
+   exactly 0 or pi) and flagged SINGULAR; the round trip `forward(joints) == target` to 1e-9 m
+   is promised for targets inside the ring.
 3. ORIENTATION_UNREACHABLE: the position is reachable but not with the requested heading: for
    3R the wrist point `target - L3 (cos h, sin h)` lies outside the 2R ring of links 1-2; a 2R
    arm meets a requested heading h only when one of its two solutions has it: when the elbow
