@@ -108,6 +108,14 @@ def page_2r(browser, stack_2r: Stack, observer: Observer) -> Iterator[Page]:
 # --- the tests (2R default arm; the module's page is shared, so the order matters) --------------
 
 
+def test_a_page_that_asked_nothing_yet_says_ready_in_grey_not_as_a_refusal(page_2r: Page) -> None:
+    page_2r.wait_for_selector('#status[data-status="READY"]')  # set when the URDF is drawn
+    assert page_2r.locator("#status").evaluate("e => getComputedStyle(e).backgroundColor") == (
+        "rgb(136, 136, 136)"
+    )
+    assert page_2r.locator("#status-message").inner_text() == "drag the target"
+
+
 def test_a_reachable_drag_shows_ok_and_the_ghost_on_the_pointer(
     page_2r: Page, observer: Observer
 ) -> None:

@@ -237,6 +237,7 @@ function statusClass(name) {
   if (name === "OK" || name === "SUCCEEDED") return "ok";
   if (name === "SINGULAR") return "singular";
   if (name === "SOLVING…" || name === "PLANNING" || name === "MOVING") return "busy";
+  if (name === "READY") return "idle"; // nothing asked yet: not a refusal
   return "refused";
 }
 
