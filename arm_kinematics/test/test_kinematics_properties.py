@@ -312,3 +312,16 @@ def test_3r_free_heading_finds_narrow_feasible_heading_windows() -> None:
         elif math.dist(arm.forward(result.joints)[:2], (x, y)) > 1e-9:
             refused.append((x, y, "off target"))
     assert refused == []
+
+
+@SETTINGS
+@given(st.tuples(lengths, lengths, lengths), st.tuples(angles, angles, angles))
+def test_a_3r_solve_reports_the_manipulability_of_the_general_definition(link_lengths, joints):
+    # The solve's closed-form 3R manipulability (three sines) against sqrt(det(Jp Jp^T)) from
+    # the joint positions, on the tip it solves for.
+    arm = PlanarArm(link_lengths)
+    x, y, heading = arm.forward(joints)
+    result = arm.solve(x, y, heading)
+    assume(result.ok)
+    expected = arm.manipulability(result.joints)
+    assert math.isclose(result.manipulability, expected, rel_tol=1e-9, abs_tol=1e-12)
