@@ -5,26 +5,20 @@ Modules, each one idea (imports point down this list, never up): `angles` and `t
 and result types), `chain` (the arm model: geometry, forward kinematics, Jacobian, limits),
 `closed_form` (2R/3R inverse kinematics formulas), `branches` (elbow choice), `explain`
 (message texts), `heading_search` (3R without a heading), `arm` (`PlanarArm.solve`: the
-checks in their order of precedence), then the planners `planning` and `joint_plan`.
+checks in their order of precedence), then for planning `line` (a straight tool path),
+`ik_answers` (how a planner asks for IK), `joint_path` (setpoints, unwrapping, branch flips),
+`planning` (`plan_line`), `polyline` (segments through waypoints) and `joint_plan`.
 """
 
 from .angles import TAU, wrap_angle
 from .arm import HEADING_MATCH_TOLERANCE, PlanarArm
 from .chain import LIMIT_TOLERANCE, PlanarChain
+from .ik_answers import IkAnswers, SolvePoints, chain_solver
+from .joint_path import Setpoints, first_joint_jump, unwrap_path
 from .joint_plan import joint_move_duration, joint_setpoints
-from .planning import (
-    IkAnswers,
-    LinePath,
-    LinePlan,
-    PolylinePlan,
-    Setpoints,
-    SolvePoints,
-    chain_solver,
-    first_joint_jump,
-    plan_line,
-    plan_polyline,
-    polyline_step_counts,
-)
+from .line import LinePath
+from .planning import LinePlan, plan_line
+from .polyline import PolylinePlan, plan_polyline, polyline_paths, polyline_step_counts
 from .types import BRANCH_NAMES, Branch, IkResult, IkStatus, PlanStatus
 
 __all__ = [
@@ -50,6 +44,8 @@ __all__ = [
     "joint_setpoints",
     "plan_line",
     "plan_polyline",
+    "polyline_paths",
     "polyline_step_counts",
+    "unwrap_path",
     "wrap_angle",
 ]

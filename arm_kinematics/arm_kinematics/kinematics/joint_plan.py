@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from arm_kinematics.kinematics.arm import PlanarArm
-from arm_kinematics.kinematics.planning import Setpoints
+from .arm import PlanarArm
+from .joint_path import Setpoints
 
 
 def joint_move_duration(

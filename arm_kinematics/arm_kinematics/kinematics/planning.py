@@ -2,11 +2,13 @@
 
 Pure numpy, no ROS. Units: metres, radians, seconds; positions in the arm's base frame.
 
-There is one line planner, `plan_line`, for every caller. It never solves IK itself: it hands
-batches of targets to a `solve` callable (targets -> one answer per target, in order, each
-seeded by the previous answer). The trajectory node passes one `solve_ik_batch` round trip to
-the IK node, so a goal's IK has one home; the tour and the tests pass `chain_solver(arm)`, the
-same `arm.solve_chain` the IK node runs.
+There is one line planner, `plan_line`, for every caller (`polyline.py` runs it segment by
+segment). It never solves IK itself: it hands batches of targets to a `solve` callable
+(`ik_answers.py`: targets -> one answer per target, in order, each seeded by the previous
+answer). The trajectory node passes one `solve_ik_batch` round trip to the IK node, so a
+goal's IK has one home; the tour and the tests pass `chain_solver(arm)`, the same
+`arm.solve_chain` the IK node runs. The line itself is `line.py`'s `LinePath`; the solved
+joints become `joint_path.py`'s `Setpoints`.
 
 A plan takes these steps:
 
@@ -30,25 +32,22 @@ A plan takes these steps:
    the pace; the plan steps around it are then slowed by the excess and the setpoints from there
    on solved again (a further call, at most `MAX_REFINEMENTS`). A line that still cannot keep
    its limits fails (JOINT_JUMP) rather than exceed them.
-
-The line is parameterised by progress u in [0, 1]: position start + u * (goal - start) and,
-with a heading, heading start + u * (goal - start) taken the short way round.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from .angles import wrap_angle
 from .arm import PlanarArm
-from .types import Branch, IkResult, IkStatus, PlanStatus
+from .ik_answers import IkAnswers, SolvePoints, chain_solver
+from .joint_path import Setpoints, first_joint_jump, unwrap_path
+from .line import LinePath, checked_pose
+from .types import IkStatus, PlanStatus
 
 #: Setpoints are timed with this share of each joint velocity limit, a little headroom for the
 #: joints not being linear between plan points; the plan's own `times` use the full limits.
@@ -63,223 +62,22 @@ _SOLVED = (int(IkStatus.OK), int(IkStatus.SINGULAR))
 
 
 @dataclass(frozen=True)
-class IkAnswers:
-    """The IK answers to a batch of M targets, as arrays.
-
-    `status` (M,) the IkStatus value of each target (or a service's request-level status, such
-    as WRONG_FRAME, for every target); `joints` (M, n) radians, NaN rows where the status is not
-    OK or SINGULAR; `explain(i)` the message that says why target i was refused.
-
-    >>> answers = IkAnswers.from_results([PlanarArm((1.0, 0.8)).solve(3.0, 0.0)])
-    >>> answers.status.tolist(), answers.explain(0).split(":")[0]
-    ([2], 'TOO_FAR')
-    """
-
-    status: np.ndarray
-    joints: np.ndarray
-    explain: Callable[[int], str]
-
-    def __len__(self) -> int:
-        return len(self.status)
-
-    @classmethod
-    def from_results(cls, results: Sequence[IkResult]) -> IkAnswers:
-        """From the core's IkResult objects (as `PlanarArm.solve_chain` returns them)."""
-        n = max((len(r.joints) for r in results if r.joints is not None), default=0)
-        joints = np.array(
-            [r.joints if r.joints is not None and r.ok else (math.nan,) * n for r in results],
-            dtype=float,
-        ).reshape(len(results), n)
-        status = np.array([int(r.status) for r in results], dtype=np.int64)
-        return cls(status, joints, lambda i: results[i].message)
-
-
-SolvePoints = Callable[[np.ndarray, "tuple[float, ...] | None"], IkAnswers]
-"""Solve targets (M, 2) x, y or (M, 3) x, y, heading, in order with Branch.CLOSEST, the first
-seeded by the given joints (or none), each later one by the previous solution; one answer per
-target, also after a failure (the next target is then seeded by the last solution)."""
-
-
-def chain_solver(arm: PlanarArm) -> SolvePoints:
-    """A SolvePoints that solves in this process with `arm.solve_chain` (what the IK node's
-    `solve_ik_batch` runs).
-
-    >>> arm = PlanarArm((1.0, 0.8))
-    >>> chain_solver(arm)(np.array([[1.0, 0.5], [3.0, 0.0]]), None).status.tolist()
-    [0, 2]
-    """
-
-    def solve(points: np.ndarray, seed: tuple[float, ...] | None) -> IkAnswers:
-        headings = points[:, 2].tolist() if points.shape[1] == 3 else None
-        results = arm.solve_chain(
-            points[:, 0].tolist(), points[:, 1].tolist(), headings, Branch.CLOSEST, seed
-        )
-        return IkAnswers.from_results(results)
-
-    return solve
-
-
-@dataclass(frozen=True)
-class LinePath:
-    """A straight tool path from `start` to `goal` ((x, y) metres, headings radians).
-
-    `start_heading`/`goal_heading` are both set when the move controls the tool heading (then
-    the heading turns the short way round in proportion to the distance travelled), else None.
-
-    >>> path = LinePath((0.0, 0.0), (0.3, 0.4))
-    >>> path.length, path.step_count(0.1), path.points(5)[0].round(9).tolist()
-    (0.5, 5, [0.06, 0.08])
-    """
-
-    start: tuple[float, float]
-    goal: tuple[float, float]
-    start_heading: float | None = None
-    goal_heading: float | None = None
-
-    @property
-    def use_heading(self) -> bool:
-        return self.start_heading is not None and self.goal_heading is not None
-
-    @property
-    def length(self) -> float:
-        """Distance from start to goal, metres."""
-        return math.hypot(self.goal[0] - self.start[0], self.goal[1] - self.start[1])
-
-    @property
-    def heading_change(self) -> float:
-        """Signed heading turn from start to goal (short way round), radians; 0 without one."""
-        if not self.use_heading:
-            return 0.0
-        return wrap_angle(self.goal_heading - self.start_heading)  # type: ignore[operator]
-
-    def at(self, u: float) -> tuple[float, float, float | None]:
-        """(x, y, heading or None) at progress u in [0, 1]; u = 1 is exactly the goal."""
-        row = self.sample(np.array([u], dtype=float))[0].tolist()
-        return (row[0], row[1], row[2] if self.use_heading else None)
-
-    def sample(self, u: np.ndarray) -> np.ndarray:
-        """Points at progress `u` (K,): (K, 2), or (K, 3) with the heading column; u >= 1 is
-        exactly the goal."""
-        x = self.start[0] + u * (self.goal[0] - self.start[0])
-        y = self.start[1] + u * (self.goal[1] - self.start[1])
-        at_goal = u >= 1.0
-        x[at_goal], y[at_goal] = self.goal
-        if not self.use_heading:
-            return np.column_stack((x, y))
-        start, turn = self.start_heading, self.heading_change
-        heading = np.array([wrap_angle(start + f * turn) for f in u.tolist()])  # type: ignore[operator]
-        heading[at_goal] = self.goal_heading
-        return np.column_stack((x, y, heading))
-
-    def step_count(self, max_step: float, heading_radius: float = 0.0) -> int:
-        """Number of points after the start so that no two are more than `max_step` apart.
-
-        With a heading, the turn counts as a distance too: `heading_radius` (the last link's
-        length, m) times the turn is how far the wrist swings, and that is kept under
-        `max_step` as well.
-        """
-        if not (math.isfinite(max_step) and max_step > 0):
-            raise ValueError(f"max_step must be finite and > 0, got {max_step!r}")
-        travel = max(self.length, abs(self.heading_change) * heading_radius)
-        return max(1, math.ceil(travel / max_step - 1e-9))
-
-    def timed_step_count(
-        self, max_step: float, heading_radius: float, speed: float, period: float
-    ) -> tuple[int, float]:
-        """(points, tool speed in m/s) of a line timed at `speed` m/s with a setpoint every
-        `period` s, so that every setpoint of the tool at full speed is a plan point.
-
-        The line takes n = ceil(length / (speed * period)) periods: the tool goes at length /
-        (n * period) <= speed, each period covering the same distance, and each of those
-        intervals is cut into the same number k of steps, the fewest that keep `max_step`
-        (`step_count`). The n * k points are then at most `max_step` apart and every k-th one
-        is where a setpoint falls, so the plan and its setpoints share their IK. Never more
-        points than `step_count` plus the setpoints. A line without length (a turn of the
-        heading on the spot) is timed by its joints: `step_count` points, `speed` unchanged.
-
-        >>> path = LinePath((0.0, 0.0), (0.1118, 0.0))
-        >>> def timed(speed):
-        ...     count, tool_speed = path.timed_step_count(0.001, 0.0, speed, 0.02)
-        ...     return count, round(tool_speed, 6)
-        >>> path.step_count(0.001), timed(0.05)  # 112 setpoints 0.998 mm apart
-        (112, (112, 0.049911))
-        >>> timed(0.1)  # a setpoint on every 2nd point
-        (112, 0.099821)
-        >>> timed(0.02)  # a point at every setpoint, 0.3993 mm apart
-        (280, 0.019964)
-        """
-        count = self.step_count(max_step, heading_radius)
-        if self.length == 0.0:
-            return count, speed
-        periods = max(1, math.ceil(self.length / (speed * period) - 1e-9))
-        return periods * math.ceil(count / periods), self.length / (periods * period)
-
-    def points(self, count: int) -> np.ndarray:
-        """`count` evenly spaced points after the start, goal last: (count, 2), or (count, 3)
-        with the heading column when the path has one."""
-        return self.sample(np.arange(1, count + 1, dtype=float) / count)
-
-
-@dataclass(frozen=True)
-class Setpoints:
-    """Joint setpoints streamed one per `period` (s).
-
-    `joints` (K, n) radians. Setpoint k is commanded k periods after the first one. `tips`
-    (K, 3) is the forward kinematics (x, y, heading) of each setpoint in the base frame,
-    computed by `forward` on first use (so that the first setpoint need not wait for it).
-    """
-
-    joints: np.ndarray
-    period: float
-    forward: Callable[[Sequence[float]], tuple[float, float, float]]
-
-    def __len__(self) -> int:
-        return len(self.joints)
-
-    @property
-    def duration(self) -> float:
-        """Seconds of motion: one period per setpoint."""
-        return len(self.joints) * self.period
-
-    @cached_property
-    def tips(self) -> np.ndarray:
-        if len(self.joints) == 0:
-            return np.zeros((0, 3))
-        return np.array([self.forward(row) for row in self.joints.tolist()], dtype=float)
-
-
-class _TimedPath:
-    """What a line plan and a polyline plan both answer (they have `status` and `times`)."""
-
-    status: IkStatus | PlanStatus | int
-    times: np.ndarray
-
-    @property
-    def ok(self) -> bool:
-        """True when the whole path, goal included, is feasible."""
-        return self.status == IkStatus.OK
-
-    @property
-    def duration(self) -> float:
-        """Seconds from the start to the last feasible point (0 without any)."""
-        return float(self.times[-1]) if len(self.times) else 0.0
-
-
-@dataclass(frozen=True)
-class LinePlan(_TimedPath):
-    """A straight-line move: its feasible prefix and, when asked for, its setpoints.
+class TimedPlan:
+    """A planned tool path: its feasible prefix and, when asked for, its setpoints (what
+    `LinePlan` and `PolylinePlan` both answer).
 
     `points` (M, 2), or (M, 3) with the heading, are the targets after the start (the last is
-    the goal when the whole line is feasible); `joints` (M, n) their IK solutions (radians,
+    the goal when the whole path is feasible); `joints` (M, n) their IK solutions (radians,
     continuous joints unwrapped so the path has no 2 pi jumps); `times` (M,) seconds from the
     start at which each point is reached; `step_status` (M,) the IkStatus (OK or SINGULAR) of
     each point. `total_steps` counts every point after the start, `failed_step` is None or the
     index of the first failing point (0 = the first point after the start), `failed_point` the
     target that failed (a setpoint's, when a setpoint between plan points failed). `status` is
     IkStatus.OK, the failing step's status, or PlanStatus.JOINT_JUMP; `ik_status` is the IK
-    status of the failing step (SINGULAR on success when any step is singular, else OK).
-    `setpoints` are set when the plan was asked for them (a `period`) and the line is
-    feasible; `solve_calls` counts the calls to `solve` the plan made.
+    status of the failing step (SINGULAR on success when any step is singular, else OK);
+    `feasible_fraction` the feasible share of the path. `setpoints` are set when the plan was
+    asked for them (a `period`) and the path is feasible; `solve_calls` counts the calls to
+    `solve` the plan made.
     """
 
     points: np.ndarray
@@ -296,15 +94,20 @@ class LinePlan(_TimedPath):
     setpoints: Setpoints | None = None
     solve_calls: int = 0
 
+    @property
+    def ok(self) -> bool:
+        """True when the whole path, goal included, is feasible."""
+        return self.status == IkStatus.OK
 
-def _pose(value: Any, name: str) -> tuple[float, ...]:
-    try:
-        pose = tuple(float(v) for v in value)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} {value!r} must be (x, y) or (x, y, heading)") from None
-    if len(pose) not in (2, 3) or not all(math.isfinite(v) for v in pose):
-        raise ValueError(f"{name} {value!r} must be (x, y) or (x, y, heading), finite")
-    return pose
+    @property
+    def duration(self) -> float:
+        """Seconds from the start to the last feasible point (0 without any)."""
+        return float(self.times[-1]) if len(self.times) else 0.0
+
+
+@dataclass(frozen=True)
+class LinePlan(TimedPlan):
+    """A straight-line move (`plan_line`), the fields as `TimedPlan`'s."""
 
 
 def _positive(value: Any, name: str) -> float:
@@ -328,49 +131,6 @@ def _point_text(point: Sequence[float]) -> str:
     if len(point) > 2:
         text += f" heading {math.degrees(point[2]):.2f} deg"
     return text
-
-
-def unwrap_path(arm: PlanarArm, start: Sequence[float], joints: np.ndarray) -> np.ndarray:
-    """`joints` (M, n) with every continuous joint moved by k * 2 pi to lie next to the row
-    before it (row 0 next to `start`), so the path has no 2 pi jumps. Rows from the first
-    non-finite one on are left as they are. Limited joints are absolute and never change.
-
-    >>> free = PlanarArm((1.0, 0.8))  # no limits: joints wrapped to (-pi, pi]
-    >>> unwrap_path(free, (3.1, 0.5), np.array([[-3.1, 0.5]])).round(4).tolist()
-    [[3.1832, 0.5]]
-    """
-    path = np.asarray(joints, dtype=float)
-    continuous = any(lo == -math.inf and hi == math.inf for lo, hi in arm.joint_limits)
-    steps = np.abs(np.diff(np.vstack((np.asarray(start, dtype=float)[None, :], path)), axis=0))
-    if not continuous or np.all(steps <= math.pi):
-        return path  # no step crosses +-pi the long way: nothing to unwrap
-    rows = path.tolist()
-    previous: Sequence[float] = tuple(float(v) for v in start)
-    for index, row in enumerate(rows):
-        if not all(math.isfinite(q) for q in row):
-            break
-        rows[index] = previous = arm.unwrap_near(row, previous)
-    return np.array(rows, dtype=float).reshape(path.shape)
-
-
-def first_joint_jump(
-    arm: PlanarArm, start: Sequence[float], joints: np.ndarray, max_joint_step: float
-) -> tuple[int | None, np.ndarray]:
-    """Check a solved path for branch flips.
-
-    Returns (index of the first row of `joints` (M, n) that moves some joint more than
-    `max_joint_step` rad from the previous row, row 0 from `start`, or None; the joints
-    unwrapped by `unwrap_path`). A non-finite row (a failed point) counts as a jump.
-
-    >>> arm = PlanarArm((1.0, 0.8))
-    >>> first_joint_jump(arm, (0.0, 0.5), np.array([[0.0, 0.55], [0.3, -0.6]]), 0.2)[0]
-    1
-    """
-    path = unwrap_path(arm, start, joints)
-    steps = np.abs(np.diff(np.vstack((np.asarray(start, dtype=float)[None, :], path)), axis=0))
-    bad = ~np.all(steps <= max_joint_step, axis=1)  # NaN compares False: a jump
-    index = int(np.argmax(bad)) if bad.any() else None
-    return index, path
 
 
 def _step_durations(
@@ -449,7 +209,7 @@ def plan_line(
         ValueError: malformed start, goal, max_step, current, speed, limits or period.
     """
     n = arm.n_joints
-    p0, p1 = _pose(start, "start"), _pose(goal, "goal")
+    p0, p1 = checked_pose(start, "start"), checked_pose(goal, "goal")
     step = _positive(max_step, "max_step")
     seed: tuple[float, ...] | None = None
     if current is not None:
@@ -698,181 +458,4 @@ def _joint_jump(path: LinePath, u: float, total: int, why: str) -> _SetpointFail
     text = why.format(point=_point_text(point), step=step)
     return _SetpointFailure(
         step, PlanStatus.JOINT_JUMP, IkStatus.OK, point, f"step {step} of {total}: {text}"
-    )
-
-
-@dataclass(frozen=True)
-class PolylinePlan(_TimedPath):
-    """A tool path through waypoints: one straight `plan_line` segment after another.
-
-    The fields mean what `LinePlan`'s do, over the whole path: `points`, `joints`, `times`
-    (seconds from the start) and `step_status` of its feasible prefix, `total_steps` every point
-    after the start on every segment, `failed_step` the index of the first failing point along
-    the whole path (0 = the first after the start) and `failed_waypoint` the waypoint whose
-    segment holds it (None when none failed). `feasible_fraction` is the feasible share of the
-    path's length. `segment_steps` counts each segment's points; `setpoints` (with a `period`,
-    the whole path feasible) are every segment's setpoints, one per period throughout.
-    """
-
-    points: np.ndarray
-    joints: np.ndarray
-    times: np.ndarray
-    step_status: np.ndarray
-    total_steps: int
-    failed_step: int | None
-    failed_waypoint: int | None
-    status: IkStatus | PlanStatus | int
-    ik_status: IkStatus | int
-    feasible_fraction: float
-    failed_point: tuple[float, ...] | None
-    message: str
-    segment_steps: tuple[int, ...]
-    setpoints: Setpoints | None = None
-    solve_calls: int = 0
-
-
-def polyline_paths(start: Sequence[float], waypoints: Sequence[Sequence[float]]) -> list[LinePath]:
-    """The straight segments start -> waypoint 0 -> waypoint 1 -> ... (poses as `plan_line`
-    takes them; a segment turns the heading only when both its ends have one).
-
-    >>> [p.length for p in polyline_paths((0.0, 1.0), [(0.0, 1.5), (1.0, 1.5)])]
-    [0.5, 1.0]
-    """
-    poses = [_pose(start, "start")] + [_pose(w, f"waypoint {i}") for i, w in enumerate(waypoints)]
-    paths = []
-    for p0, p1 in itertools.pairwise(poses):
-        headings = (p0[2], p1[2]) if len(p0) == 3 and len(p1) == 3 else (None, None)
-        paths.append(LinePath((p0[0], p0[1]), (p1[0], p1[1]), *headings))
-    return paths
-
-
-def polyline_step_counts(
-    arm: PlanarArm,
-    start: Sequence[float],
-    waypoints: Sequence[Sequence[float]],
-    max_step: float,
-    speed: float | None = None,
-    period: float | None = None,
-) -> tuple[int, ...]:
-    """Points each segment of the polyline gets from `plan_line` with the same `max_step`,
-    `speed` and `period` (before any IK: to bound the work of a request, or to draw a plan).
-
-    >>> arm = PlanarArm((1.0, 0.8))
-    >>> polyline_step_counts(arm, (1.0, 0.8), [(0.9, 0.8)], 0.001, speed=0.02, period=0.02)
-    (250,)
-    """
-    counts = []
-    for path in polyline_paths(start, waypoints):
-        radius = arm.link_lengths[-1] if path.use_heading else 0.0
-        if speed is not None and period is not None:
-            counts.append(path.timed_step_count(max_step, radius, speed, period)[0])
-        else:
-            counts.append(path.step_count(max_step, radius))
-    return tuple(counts)
-
-
-def plan_polyline(
-    arm: PlanarArm,
-    start: Sequence[float],
-    waypoints: Sequence[Sequence[float]],
-    max_step: float,
-    current: Sequence[float] | None = None,
-    **options: Any,
-) -> PolylinePlan:
-    """Plan the tool path `start` -> every waypoint in turn, each segment straight, with
-    `plan_line` (every keyword option is `plan_line`'s: solve, speed, joint_velocity_limits,
-    max_joint_step, period). Segment k starts at waypoint k - 1 seeded by the last joints of
-    segment k - 1 (its last setpoint when there are setpoints); the first failing segment ends
-    the plan. Poses, units and frames as `plan_line`.
-
-    >>> arm = PlanarArm((1.0, 0.8))
-    >>> home = (0.0, math.pi / 2)
-    >>> x, y, _ = arm.forward(home)
-    >>> plan = plan_polyline(arm, (x, y), [(x - 0.1, y), (x - 0.1, y - 0.1)], 0.01, home)
-    >>> plan.status.name, plan.segment_steps, plan.total_steps, round(plan.duration, 6)
-    ('OK', (10, 10), 20, 0.2)
-    >>> [round(v, 9) for v in arm.forward(plan.joints[14])[:2]]  # on the second segment
-    [0.9, 0.75]
-    >>> hole = plan_polyline(arm, (x, y), [(x - 0.1, y), (0.1, 0.1), (x, y)], 0.01, home)
-    >>> hole.status.name, hole.segment_steps, hole.failed_waypoint, hole.failed_step
-    ('TOO_CLOSE', (10, 107, 115), 1, 111)
-    >>> round(hole.feasible_fraction, 4)  # (0.1 m + 101/107 of 1.063 m) of 2.303 m
-    0.4791
-    """
-    if not waypoints:
-        raise ValueError("a polyline needs at least one waypoint")
-    paths = polyline_paths(start, waypoints)
-    counts = polyline_step_counts(
-        arm, start, waypoints, max_step, options.get("speed"), options.get("period")
-    )
-    lengths = np.array([path.length for path in paths])
-    weights = lengths if lengths.sum() > 0 else np.array(counts, dtype=float)
-    n = arm.n_joints
-    points, joints, times, statuses, setpoints = [], [], [], [], []
-    seed = current
-    offset, calls, done = 0.0, 0, 0
-    singular = False
-    plan: LinePlan | None = None
-    poses = [start, *waypoints]
-    segment = 0
-    for segment in range(len(paths)):
-        plan = plan_line(arm, poses[segment], poses[segment + 1], max_step, seed, **options)
-        calls += plan.solve_calls
-        points.append(plan.points)
-        joints.append(plan.joints)
-        times.append(plan.times + offset)
-        statuses.append(plan.step_status)
-        singular = singular or plan.ik_status == IkStatus.SINGULAR
-        if not plan.ok:
-            break
-        done += plan.total_steps
-        offset += plan.duration
-        if plan.setpoints is not None:
-            setpoints.append(plan.setpoints.joints)
-            seed = tuple(plan.setpoints.joints[-1].tolist())
-        elif len(plan.joints):
-            seed = tuple(plan.joints[-1].tolist())
-    assert plan is not None
-    total = int(sum(counts))
-    many = len(paths) > 1
-    if plan.ok:
-        failed_step = failed_waypoint = None
-        fraction = 1.0
-        ik_status: IkStatus | int = IkStatus.SINGULAR if singular else IkStatus.OK
-        message = plan.message
-        if many:
-            message = f"OK: all {total} steps of {len(paths)} segments feasible"
-    else:
-        assert plan.failed_step is not None
-        failed_step, failed_waypoint = done + plan.failed_step, segment
-        fraction = float(
-            (weights[:segment].sum() + plan.feasible_fraction * weights[segment]) / weights.sum()
-        )
-        ik_status = plan.ik_status
-        message = plan.message
-        if many:
-            message = (
-                f"segment {segment + 1} of {len(paths)} (to waypoint {segment}), path step "
-                f"{failed_step} of {total}: {plan.message}"
-            )
-    period = options.get("period")
-    all_setpoints = None
-    if plan.ok and period is not None and setpoints:
-        all_setpoints = Setpoints(joints=np.vstack(setpoints), period=period, forward=arm.forward)
-    return PolylinePlan(
-        points=np.concatenate(points) if points else np.zeros((0, 2)),
-        joints=np.concatenate(joints).reshape(-1, n) if joints else np.zeros((0, n)),
-        times=np.concatenate(times),
-        step_status=np.concatenate(statuses).astype(np.uint8),
-        total_steps=total,
-        failed_step=failed_step,
-        failed_waypoint=failed_waypoint,
-        status=plan.status,
-        ik_status=ik_status,
-        feasible_fraction=fraction,
-        failed_point=plan.failed_point,
-        message=message,
-        segment_steps=counts,
-        setpoints=all_setpoints,
-        solve_calls=calls,
     )

@@ -17,8 +17,13 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.frames import TargetFrames
-from arm_kinematics.kinematics import LIMIT_TOLERANCE, PlanarArm, PlanStatus, PolylinePlan
-from arm_kinematics.kinematics.planning import SolvePoints
+from arm_kinematics.kinematics import (
+    LIMIT_TOLERANCE,
+    PlanarArm,
+    PlanStatus,
+    PolylinePlan,
+    SolvePoints,
+)
 from arm_kinematics.nodes.messages import JointStateError, constant_names, joint_positions
 from arm_kinematics.nodes.trajectory.goals import base_pose
 from arm_kinematics.nodes.trajectory.ik_batch import IkUnavailableError

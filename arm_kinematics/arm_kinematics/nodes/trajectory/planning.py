@@ -21,11 +21,12 @@ from arm_kinematics.kinematics import (
     PlanStatus,
     PolylinePlan,
     Setpoints,
+    SolvePoints,
     joint_setpoints,
     plan_polyline,
+    polyline_paths,
     polyline_step_counts,
 )
-from arm_kinematics.kinematics.planning import SolvePoints, polyline_paths
 from arm_kinematics.nodes.trajectory.goals import GoalRun, Move, Outcome, Result
 from arm_kinematics.nodes.trajectory.ik_batch import IkInterruptedError, IkUnavailableError
 from arm_kinematics_interfaces.action import MoveArm

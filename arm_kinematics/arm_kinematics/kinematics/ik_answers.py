@@ -1,0 +1,74 @@
+"""How a planner asks for IK: a batch of targets in, `IkAnswers` out.
+
+A planner never solves IK itself: it calls a `SolvePoints` callable. The trajectory node passes
+one `solve_ik_batch` round trip to the IK node; the tour and the tests pass `chain_solver(arm)`,
+the same `arm.solve_chain` the IK node runs. Radians, metres.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .arm import PlanarArm
+from .types import Branch, IkResult
+
+
+@dataclass(frozen=True)
+class IkAnswers:
+    """The IK answers to a batch of M targets, as arrays.
+
+    `status` (M,) the IkStatus value of each target (or a service's request-level status, such
+    as WRONG_FRAME, for every target); `joints` (M, n) radians, NaN rows where the status is not
+    OK or SINGULAR; `explain(i)` the message that says why target i was refused.
+
+    >>> answers = IkAnswers.from_results([PlanarArm((1.0, 0.8)).solve(3.0, 0.0)])
+    >>> answers.status.tolist(), answers.explain(0).split(":")[0]
+    ([2], 'TOO_FAR')
+    """
+
+    status: np.ndarray
+    joints: np.ndarray
+    explain: Callable[[int], str]
+
+    def __len__(self) -> int:
+        return len(self.status)
+
+    @classmethod
+    def from_results(cls, results: Sequence[IkResult]) -> IkAnswers:
+        """From the core's IkResult objects (as `PlanarArm.solve_chain` returns them)."""
+        n = max((len(r.joints) for r in results if r.joints is not None), default=0)
+        joints = np.array(
+            [r.joints if r.joints is not None and r.ok else (math.nan,) * n for r in results],
+            dtype=float,
+        ).reshape(len(results), n)
+        status = np.array([int(r.status) for r in results], dtype=np.int64)
+        return cls(status, joints, lambda i: results[i].message)
+
+
+SolvePoints = Callable[[np.ndarray, "tuple[float, ...] | None"], IkAnswers]
+"""Solve targets (M, 2) x, y or (M, 3) x, y, heading, in order with Branch.CLOSEST, the first
+seeded by the given joints (or none), each later one by the previous solution; one answer per
+target, also after a failure (the next target is then seeded by the last solution)."""
+
+
+def chain_solver(arm: PlanarArm) -> SolvePoints:
+    """A SolvePoints that solves in this process with `arm.solve_chain` (what the IK node's
+    `solve_ik_batch` runs).
+
+    >>> arm = PlanarArm((1.0, 0.8))
+    >>> chain_solver(arm)(np.array([[1.0, 0.5], [3.0, 0.0]]), None).status.tolist()
+    [0, 2]
+    """
+
+    def solve(points: np.ndarray, seed: tuple[float, ...] | None) -> IkAnswers:
+        headings = points[:, 2].tolist() if points.shape[1] == 3 else None
+        results = arm.solve_chain(
+            points[:, 0].tolist(), points[:, 1].tolist(), headings, Branch.CLOSEST, seed
+        )
+        return IkAnswers.from_results(results)
+
+    return solve
