@@ -24,6 +24,7 @@ from rclpy.node import Node
 
 from arm_kinematics.rclpy_compat.action_client import destroy_actions
 from arm_kinematics.rclpy_compat.executor import WorkerBoundExecutor
+from arm_kinematics.rclpy_compat.service_call import call_idempotent
 
 DEFAULT_TIMEOUT_S = 30.0
 RESEND_S = 5.0  # RosGraph.call sends an unanswered request again after this (see there)
@@ -55,6 +56,14 @@ def wait_for_future(future: Any, timeout: float = DEFAULT_TIMEOUT_S, what: str =
     if not done.wait(timeout):
         raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
     return future.result()
+
+
+def future_done_within(future: Any, seconds: float) -> bool:
+    """Whether an rclpy future that another thread's executor completes is done within
+    `seconds`; wakes at once on completion (no polling)."""
+    done = threading.Event()
+    future.add_done_callback(lambda _: done.set())
+    return done.wait(seconds)
 
 
 def installed_executable(name: str, package: str = "arm_kinematics") -> str:
@@ -99,25 +108,18 @@ class RosGraph:
     def call(self, client: Any, request: Any, timeout: float = DEFAULT_TIMEOUT_S) -> Any:
         """Call a service whose node spins on this graph and wait for the answer.
 
-        A request still unanswered after RESEND_S is sent again, until `timeout`: Fast DDS
-        (rmw_fastrtps_cpp 8.4, Jazzy) drops a response that the server sends before it has
-        discovered the client's response reader, logging "failed to send response (timeout)"
-        (ros2/rmw_fastrtps#842, the race described in ros2/ros2#1253); on a loaded machine that
-        window lasts seconds. Only for idempotent services, which every caller here uses.
+        Through `call_idempotent`: a request still unanswered after RESEND_S is sent again,
+        until `timeout` (Fast DDS drops a response sent before the server has matched the
+        client's response reader, ros2/rmw_fastrtps#842; on a loaded machine that window lasts
+        seconds). Only for idempotent services, which every caller here uses.
         """
         wait_for(lambda: client.wait_for_service(timeout_sec=0.1), timeout, f"{client.srv_name}")
-        deadline = time.monotonic() + timeout
-        while True:
-            future = client.call_async(request)
-            answered = threading.Event()  # wakes at once on the answer (hundreds of calls)
-            future.add_done_callback(lambda _, answered=answered: answered.set())
-            if answered.wait(max(0.0, min(RESEND_S, deadline - time.monotonic()))):
-                return future.result()
-            client.remove_pending_request(future)
-            if time.monotonic() >= deadline:
-                raise AssertionError(
-                    f"timed out after {timeout:.0f} s waiting for answer from {client.srv_name}"
-                )
+        response = call_idempotent(client, request, timeout, future_done_within, RESEND_S)
+        if response is None:
+            raise AssertionError(
+                f"timed out after {timeout:.0f} s waiting for answer from {client.srv_name}"
+            )
+        return response
 
     def shutdown(self) -> None:
         """Stop spinning (callbacks in flight finish first), then destroy the nodes."""

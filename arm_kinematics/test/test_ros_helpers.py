@@ -1,4 +1,5 @@
-"""The harness's service call: an unanswered request is sent again (ros2/rmw_fastrtps#842)."""
+"""The harness's service call and `call_idempotent`: an unanswered request is sent again
+(ros2/rmw_fastrtps#842)."""
 
 from __future__ import annotations
 
@@ -46,3 +47,41 @@ def test_no_answer_at_all_still_fails_after_the_timeout(monkeypatch) -> None:
     ):
         ros_helpers.RosGraph.call(None, client, "fk", timeout=0.3)
     assert len(client.sent) >= 2
+
+
+def test_a_real_service_whose_first_answer_is_held_answers_the_request_sent_again() -> None:
+    # The first request's answer is held back (as a dropped one never comes); call_idempotent
+    # withdraws it after resend_s and the second send is answered by the same real service.
+    import threading
+
+    from rclpy.callback_groups import ReentrantCallbackGroup
+    from std_srvs.srv import Trigger
+
+    from arm_kinematics.rclpy_compat.service_call import call_idempotent
+
+    release = threading.Event()
+    served: list[int] = []
+
+    def serve(_request, response):
+        served.append(len(served))
+        if served[-1] == 0:
+            release.wait(30.0)
+        response.success, response.message = True, f"request {served[-1]}"
+        return response
+
+    with ros_helpers.ros_graph() as graph:
+        server = graph.node("held_server")
+        server.create_service(Trigger, "held", serve, callback_group=ReentrantCallbackGroup())
+        client = graph.node("held_client").create_client(Trigger, "/held")
+        ros_helpers.wait_for(lambda: client.wait_for_service(timeout_sec=0.1), what="/held")
+        try:
+            response = call_idempotent(
+                client, Trigger.Request(), 30.0, ros_helpers.future_done_within, resend_s=0.2
+            )
+        finally:
+            release.set()
+        # Answered by a later send (request 1 on a quiet machine; a later one if even that
+        # took longer than resend_s), never by the held one.
+        assert response.success
+        assert response.message != "request 0"
+        assert len(served) >= 2

@@ -189,6 +189,7 @@ def run(argv: list[str]) -> int:
     from rclpy.node import Node
 
     from arm_kinematics.nodes.messages import joint_state
+    from arm_kinematics.rclpy_compat.service_call import call_idempotent
     from arm_kinematics_interfaces.srv import ComputeFK, SolveIK
 
     config = load_client_config(args.config, "ik_client")
@@ -228,17 +229,21 @@ def run(argv: list[str]) -> int:
                 file=sys.stderr,
             )
             return EXIT_NO_ANSWER
+
         # One call per process: spin_until_future_complete is fine here (it only slows down
-        # when a client loops on it).
-        future = client.call_async(request)
-        rclpy.spin_until_future_complete(node, future, timeout_sec=args.timeout)
-        if not future.done() or future.result() is None:
+        # when a client loops on it). Both services only compute: a request whose response
+        # Fast DDS dropped is sent again.
+        def spin_until_done(future: Any, seconds: float) -> bool:
+            rclpy.spin_until_future_complete(node, future, timeout_sec=seconds)
+            return future.done()
+
+        response = call_idempotent(client, request, args.timeout, spin_until_done)
+        if response is None:
             print(
                 f"ik_client: {full_name} did not answer within {args.timeout:g} s",
                 file=sys.stderr,
             )
             return EXIT_NO_ANSWER
-        response = future.result()
     except KeyboardInterrupt:
         return 130
     finally:

@@ -6,8 +6,11 @@
   while another thread spins (ros2/rclpy#1123, fixed by ros2/rclpy#1308), and
   `action_client.destroy_actions`: rclpy's destroy_node skips a node's action objects.
 
-Each module checks the running rclpy version when imported (`warn_if_fixed`) and warns when
-that version no longer needs it, so the workaround is not kept past its time. Nothing outside
+And one for its middleware: `service_call.call_idempotent` sends a request again when Fast DDS
+dropped its response (ros2/rmw_fastrtps#842, not fixed in any release yet).
+
+Each rclpy module checks the running rclpy version when imported (`warn_if_fixed`) and warns
+when that version no longer needs it, so the workaround is not kept past its time. Nothing outside
 rclpy is imported here; the nodes, the command-line clients, tests and benchmarks import these.
 """
 
