@@ -28,7 +28,7 @@ from typing import Any
 import aiohttp
 import pytest
 from action_msgs.msg import GoalStatus, GoalStatusArray
-from geometry_msgs.msg import PointStamped
+from geometry_msgs.msg import PointStamped, Pose
 from pip_only import require
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -45,6 +45,7 @@ from ros_helpers import (
 from sensor_msgs.msg import JointState
 
 from arm_kinematics.bridge.convert import to_json
+from arm_kinematics.config import ArmConfig
 from arm_kinematics.description import robot_description
 from arm_kinematics.nodes.bringup import RobotDescriptionPublisher
 from arm_kinematics.nodes.hardware_node import HardwareNode
@@ -52,7 +53,7 @@ from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics.nodes.trajectory_node import TrajectoryNode
 from arm_kinematics.nodes.web_bridge import MAX_SUBSCRIPTIONS, WebBridge
 from arm_kinematics_interfaces.action import MoveArm
-from arm_kinematics_interfaces.srv import SolveIK
+from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK
 
 pytestmark = pytest.mark.ros
 
@@ -320,6 +321,39 @@ def test_call_service_solve_ik_answers_what_an_rclpy_client_gets(stack: Stack) -
         assert answer["service"] == service  # the name as the client wrote it
         assert _without_stamps(answer["values"]) == _without_stamps(expected)
     assert math.isclose(by_name["values"]["solution"]["position"][1], -0.784967, abs_tol=1e-6)
+
+
+def test_call_service_plan_cartesian_path_answers_what_an_rclpy_client_gets(stack: Stack) -> None:
+    # A plan from an explicit start (the README's reference pose), so both answers plan the
+    # same path whatever the arm does meanwhile; nothing moves.
+    config = ArmConfig.from_file(DEFAULT_CONFIG)
+    start = {"name": list(config.joint_names), "position": [math.radians(30), math.radians(45)]}
+    position = {"x": REACHABLE[0] - 0.01, "y": REACHABLE[1]}
+    waypoint = {"position": position, "orientation": {"w": 1.0}}
+    args = {"header": {"frame_id": "base_link"}, "waypoints": [waypoint], "start_state": start}
+    request = PlanCartesianPath.Request()
+    request.header.frame_id = "base_link"
+    request.waypoints = [Pose()]
+    request.waypoints[0].position.x, request.waypoints[0].position.y = waypoint["position"].values()
+    request.start_state.name, request.start_state.position = start["name"], start["position"]
+    client_ros = stack.probe.create_client(PlanCartesianPath, "plan_cartesian_path")
+    expected = to_json(stack.graph.call(client_ros, request))
+    assert expected["status"] == PlanCartesianPath.Response.SUCCEEDED
+
+    async def scenario() -> dict:
+        async with connect(stack) as client:
+            await client.send(
+                {"op": "call_service", "id": "plan", "service": "plan_cartesian_path", "args": args}
+            )
+            return await client.answer("service_response", "plan")
+
+    answer = run(scenario())
+    assert answer["result"] is True
+    values = answer["values"]
+    values["trajectory"].pop("header")
+    expected["trajectory"].pop("header")
+    assert values == expected
+    assert len(values["trajectory"]["points"]) >= 10  # 10 mm at 1 mm steps
 
 
 def test_a_batch_answer_with_nan_rows_is_valid_json(stack: Stack) -> None:
@@ -621,6 +655,45 @@ def test_publish_clicked_point_with_and_without_advertise(stack: Stack) -> None:
     assert "/clicked_point" in ours
     assert not ours & {"/joint_states", "/joint_commands"}
     assert counts(stack)[1] <= before[1] + 1
+
+
+def test_publish_joint_trajectory_moves_the_arm_as_a_ros_publisher_would(stack: Stack) -> None:
+    # joint_trajectory through the bridge: checked and streamed by trajectory_node like any
+    # publisher's, the arm ends on its last point. joint_commands stays out of reach.
+    names = list(ArmConfig.from_file(DEFAULT_CONFIG).joint_names)
+    states: list[JointState] = []
+    stack.probe.create_subscription(JointState, "joint_states", states.append, 10)
+
+    def at_rest() -> tuple[float, ...] | None:
+        # Two joint_states in a row with the same joints: no earlier test's motion is running.
+        if len(states) < 2 or list(states[-1].position) != list(states[-2].position):
+            return None
+        return tuple(states[-1].position)
+
+    start = wait_for(at_rest, what="the arm at rest")
+    by_name = dict(zip(list(states[-1].name), start, strict=True))
+    target = [by_name[name] + (0.1 if by_name[name] < 0.5 else -0.1) for name in names]
+
+    async def scenario() -> None:
+        async with connect(stack) as client:
+            point = {"positions": target, "time_from_start": {"sec": 1, "nanosec": 0}}
+            await client.send(
+                {
+                    "op": "publish",
+                    "id": "jt",
+                    "topic": "joint_trajectory",
+                    "msg": {"joint_names": names, "points": [point]},
+                }
+            )
+            assert (await client.solve(*REACHABLE))["result"] is True  # the connection serves
+
+    run(scenario())
+
+    def at_target() -> bool:
+        latest = dict(zip(list(states[-1].name), states[-1].position, strict=True))
+        return all(abs(latest[n] - q) < 1e-6 for n, q in zip(names, target, strict=True))
+
+    wait_for(at_target, what="joint_states at the trajectory's last point")
 
 
 @pytest.mark.parametrize(

@@ -23,12 +23,13 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
+from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
 from arm_kinematics.bridge.convert import type_name
 from arm_kinematics.bridge.protocol import MessageId, ProtocolError
 from arm_kinematics_interfaces.action import MoveArm
-from arm_kinematics_interfaces.srv import ComputeFK, SolveIK, SolveIKBatch
+from arm_kinematics_interfaces.srv import ComputeFK, PlanCartesianPath, SolveIK, SolveIKBatch
 
 
 @dataclass(frozen=True)
@@ -54,11 +55,14 @@ TOPICS = (
     Interface("trajectory_markers", MarkerArray, latched=True, subscribe=True),
     Interface("/diagnostics", DiagnosticArray, subscribe=True),
     Interface("clicked_point", PointStamped, subscribe=True, publish=True),
+    # Checked by trajectory_node (names, times, limits, speeds) like any other publisher's.
+    Interface("joint_trajectory", JointTrajectory, publish=True),
 )
 SERVICES = (
     Interface("solve_ik", SolveIK),
     Interface("solve_ik_batch", SolveIKBatch),
     Interface("compute_fk", ComputeFK),
+    Interface("plan_cartesian_path", PlanCartesianPath),
 )
 ACTIONS = (Interface("move_arm", MoveArm),)
 
