@@ -171,18 +171,16 @@ class ArmConfig:
 def package_file(folder: str, name: str) -> Path:
     """A data file shipped with the package (`folder/name`): the installed share/ copy, else
     the source tree's."""
+    source = _SOURCE_PACKAGE_DIR / folder / name
     try:
-        from ament_index_python.packages import (
-            PackageNotFoundError,
-            get_package_share_directory,
-        )
-
+        from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+    except ImportError:  # no ROS environment (the core and its configs work without one)
+        return source
+    try:
         installed = Path(get_package_share_directory("arm_kinematics")) / folder / name
-        if installed.is_file():
-            return installed
-    except (ImportError, PackageNotFoundError, ValueError):
-        pass
-    return _SOURCE_PACKAGE_DIR / folder / name
+    except (PackageNotFoundError, ValueError):  # not installed, or no ament index set up
+        return source
+    return installed if installed.is_file() else source
 
 
 def default_config_path(name: str = "arm.yaml") -> Path:

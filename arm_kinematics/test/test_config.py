@@ -97,3 +97,18 @@ def test_the_batch_limit_is_read_and_defaults_for_older_files(params: dict) -> N
     assert ArmConfig.from_parameters({**params, "ik.max_batch_targets": 50}).max_batch_targets == 50
     older = {name: value for name, value in params.items() if name != "ik.max_batch_targets"}
     assert ArmConfig.from_parameters(older).max_batch_targets == 100_000
+
+
+def test_without_a_ros_environment_the_configs_come_from_the_source_tree(monkeypatch) -> None:
+    # The core and its config files work without ROS: with ament_index_python not importable
+    # the shipped files are found in the source tree (this raised UnboundLocalError before).
+    import sys
+
+    from arm_kinematics.config import default_config_path
+
+    monkeypatch.setitem(sys.modules, "ament_index_python.packages", None)
+    monkeypatch.setitem(sys.modules, "ament_index_python", None)
+    path = default_config_path("arm_3r.yaml")
+    assert path.is_file()
+    assert path.parts[-3:] == ("arm_kinematics", "config", "arm_3r.yaml")
+    assert ArmConfig.from_file(path).make_arm().n_joints == 3
