@@ -192,7 +192,9 @@ def plan_line(
     point; `solve` answers batches of targets (default `chain_solver(arm)`); `speed` m/s and
     `joint_velocity_limits` rad/s time the steps; `max_joint_step` (rad) is the largest joint
     move between two points that is not a branch flip; `period` (s, needs `current`) asks for
-    setpoints on the line, one per period, within the velocity limits.
+    setpoints on the line, one per period, within the velocity limits. With both a speed and a
+    period the points are placed so that every setpoint of the tool at full speed is one of
+    them, the tool up to one period's share below `speed` (`LinePath.timed_step_count`).
 
     >>> arm = PlanarArm((1.0, 0.8))
     >>> home = (0.0, math.pi / 2)
