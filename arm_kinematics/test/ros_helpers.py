@@ -46,24 +46,22 @@ def wait_for(
         time.sleep(0.01)
 
 
-def wait_for_future(future: Any, timeout: float = DEFAULT_TIMEOUT_S, what: str = "answer") -> Any:
-    """Block until an rclpy future that another thread's executor completes is done; its result.
-
-    Wakes at once on completion (no polling), for tests that make hundreds of calls.
-    """
-    done = threading.Event()
-    future.add_done_callback(lambda _: done.set())
-    if not done.wait(timeout):
-        raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-    return future.result()
-
-
 def future_done_within(future: Any, seconds: float) -> bool:
     """Whether an rclpy future that another thread's executor completes is done within
     `seconds`; wakes at once on completion (no polling)."""
     done = threading.Event()
     future.add_done_callback(lambda _: done.set())
     return done.wait(seconds)
+
+
+def wait_for_future(future: Any, timeout: float = DEFAULT_TIMEOUT_S, what: str = "answer") -> Any:
+    """Block until an rclpy future that another thread's executor completes is done; its result.
+
+    Wakes at once on completion (no polling), for tests that make hundreds of calls.
+    """
+    if not future_done_within(future, timeout):
+        raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+    return future.result()
 
 
 def installed_executable(name: str, package: str = "arm_kinematics") -> str:
