@@ -93,6 +93,13 @@ def plan(
     )
 
 
+# A line out to 0.5 mm short of full stretch (r = 1.5 -> 1.7995 of 1.8) on an arm whose joints
+# can take it: near the end the elbow must swing fast, so a joint sets the pace there.
+STRETCH_ARM = PlanarArm((1.0, 0.8), [(-math.pi, math.pi)] * 2, singularity_margin=0.0)
+STRETCH_START, STRETCH_GOAL = (1.5, 0.0), (1.7995, 0.0)
+STRETCH_START_JOINTS = STRETCH_ARM.solve(*STRETCH_START, branch=Branch.ELBOW_DOWN).joints
+
+
 def line_setpoints(arm, start_joints, goal, *, speed=0.05, max_step=0.001, limits=None):
     result = plan(arm, start_joints, goal, speed=speed, max_step=max_step, limits=limits)
     assert result.ok, result.message
@@ -209,9 +216,8 @@ def test_the_tool_slows_down_near_a_singularity_and_keeps_full_speed_elsewhere()
     # A line running out to 0.5 mm short of full stretch (r = 1.7995 of 1.8): near the end the
     # elbow must swing fast (dq2/dr grows like 1/sin(q2), ~50 rad/m there), so the tool slows
     # below its 0.2 m/s; at the start (r = 1.5, dq2/dr ~ 2 rad/m) it runs at the requested speed.
-    arm = PlanarArm((1.0, 0.8), [(-math.pi, math.pi)] * 2, singularity_margin=0.0)
-    start, goal, speed = (1.5, 0.0), (1.7995, 0.0), 0.2
-    start_joints = arm.solve(*start, branch=Branch.ELBOW_DOWN).joints
+    arm, start, goal, speed = STRETCH_ARM, STRETCH_START, STRETCH_GOAL, 0.2
+    start_joints = STRETCH_START_JOINTS
     _, setpoints = line_setpoints(arm, start_joints, goal, speed=speed)
     travel = np.hypot(*np.diff(np.vstack((start, setpoints.tips[:, :2])), axis=0).T)
     # Full speed: the line in a whole number of periods, just below 0.2 m/s (75 periods).
@@ -266,8 +272,7 @@ def test_a_coarse_max_step_cannot_skip_the_hole_every_setpoint_is_a_plan_point()
 def test_a_setpoint_of_a_later_call_without_ik_refuses_the_line_naming_its_plan_step():
     # Where the elbow slows the tool (near full stretch), the setpoints move off the plan
     # points and are solved in a second call; one of them failing refuses the whole line.
-    arm = PlanarArm((1.0, 0.8), [(-math.pi, math.pi)] * 2, singularity_margin=0.0)
-    start_joints = arm.solve(1.5, 0.0, branch=Branch.ELBOW_DOWN).joints
+    arm = STRETCH_ARM
     failed_at = []
 
     def fail_one_in_call_2(call, targets, answers):
@@ -279,7 +284,7 @@ def test_a_setpoint_of_a_later_call_without_ik_refuses_the_line_naming_its_plan_
         return answers
 
     solver = RecordingSolver(arm, fail_one_in_call_2)
-    result = plan(arm, start_joints, (1.7995, 0.0), speed=0.2, solve=solver)
+    result = plan(arm, STRETCH_START_JOINTS, STRETCH_GOAL, speed=0.2, solve=solver)
     assert len(solver.calls) == 2
     assert result.status == IkStatus.TOO_FAR
     assert result.setpoints is None
@@ -298,7 +303,7 @@ def test_a_plan_that_flips_branch_at_a_point_is_refused_as_a_joint_jump():
     point_2 = (x0 - 0.15, y0)  # plan point 150 of 200 on the 0.2 m line (one per setpoint)
 
     def mirror_point_2(call, targets, answers):
-        # The other elbow at plan point 2, as a silently flipping solver would answer.
+        # The other elbow at that plan point, as a silently flipping solver would answer.
         for index, target in enumerate(targets.tolist()):
             if math.dist(target, point_2) < 1e-12:
                 mirrored = BIG_ARM.solve(*target, branch=Branch.ELBOW_UP)
@@ -319,8 +324,7 @@ def test_a_plan_that_flips_branch_at_a_point_is_refused_as_a_joint_jump():
 def test_a_setpoint_on_another_branch_between_plan_points_is_refused_as_a_joint_jump():
     # Where the elbow slows the tool, the setpoints of call 2 lie between plan points; the
     # first of them answered with the other elbow (12+ deg of elbow away) is a branch flip.
-    arm = PlanarArm((1.0, 0.8), [(-math.pi, math.pi)] * 2, singularity_margin=0.0)
-    start_joints = arm.solve(1.5, 0.0, branch=Branch.ELBOW_DOWN).joints
+    arm = STRETCH_ARM
     mirrored_at = []
 
     def mirror_first_in_call_2(call, targets, answers):
@@ -330,7 +334,7 @@ def test_a_setpoint_on_another_branch_between_plan_points_is_refused_as_a_joint_
         return answers
 
     solver = RecordingSolver(arm, mirror_first_in_call_2)
-    result = plan(arm, start_joints, (1.7995, 0.0), speed=0.2, solve=solver)
+    result = plan(arm, STRETCH_START_JOINTS, STRETCH_GOAL, speed=0.2, solve=solver)
     assert len(solver.calls) == 2
     assert result.status == PlanStatus.JOINT_JUMP
     assert result.failed_point == pytest.approx(mirrored_at[0], abs=1e-12)
@@ -384,11 +388,11 @@ def test_where_a_joint_slows_the_tool_the_setpoints_from_there_take_a_second_cal
 
 
 def test_setpoints_that_come_out_too_fast_are_slowed_by_a_further_call_never_exceeded():
-    # A coarse plan (5 cm between points) into the fast region near full stretch: the joints
-    # are far from linear between plan points, so the first setpoints solved exceed the elbow's
-    # limit somewhere; the planner slows that stretch and solves again.
-    arm = PlanarArm((1.0, 0.8), [(-math.pi, math.pi)] * 2, singularity_margin=0.0)
-    start_joints = arm.solve(1.5, 0.0, branch=Branch.ELBOW_DOWN).joints
+    # A coarse plan (a point per 1 cm setpoint at 0.5 m/s, max_step 5 cm) into the fast region
+    # near full stretch: the joints are far from linear between plan points, so the setpoints
+    # solved after the slowdown exceed the elbow's limit somewhere; the planner slows that
+    # stretch and solves again.
+    arm, start_joints = STRETCH_ARM, STRETCH_START_JOINTS
     solver = RecordingSolver(arm)
     result = plan(
         arm, start_joints, (1.79, 0.0), speed=0.5, max_step=0.05, max_joint_step=0.6, solve=solver
