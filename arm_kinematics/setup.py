@@ -26,11 +26,11 @@ setup(
     tests_require=["pytest"],
     entry_points={
         "console_scripts": [
-            "ik_node = arm_kinematics.nodes.ik_node:main",
-            "trajectory_node = arm_kinematics.nodes.trajectory_node:main",
-            "hardware_node = arm_kinematics.nodes.hardware_node:main",
-            "bringup = arm_kinematics.nodes.bringup:main",
-            "web_bridge = arm_kinematics.nodes.web_bridge:main",
+            "ik_node = arm_kinematics.nodes.entry:ik_node",
+            "trajectory_node = arm_kinematics.nodes.entry:trajectory_node",
+            "hardware_node = arm_kinematics.nodes.entry:hardware_node",
+            "bringup = arm_kinematics.nodes.entry:bringup",
+            "web_bridge = arm_kinematics.nodes.entry:web_bridge",
             "ik_client = arm_kinematics.cli.ik_client:main",
             "move_arm = arm_kinematics.cli.move_arm:main",
             "kinematics_tour = arm_kinematics.cli.tour:main",

@@ -107,14 +107,16 @@ def test_one_goal_moves_at_a_time_and_a_goal_stopped_while_waiting_never_moves()
     assert admission.take_motion(fourth)
 
 
-def test_close_cancels_every_goal_refuses_new_ones_and_waits_for_them():
+def test_close_ends_every_goal_with_shutdown_refuses_new_ones_and_waits_for_them():
     admission = Admission()
     running = admission.admit(b"1", move())
+    assert not admission.closing
     assert not admission.close(timeout=0.05)  # the goal has not finished yet
-    assert running.stop_status == Result.CANCELED
-    assert running.stop_reason == "the node is shutting down"
+    assert admission.closing
+    assert running.stop_status == Result.SHUTDOWN  # not CANCELED: no client asked for it
+    assert running.stop_reason == "the trajectory node is shutting down"
     late = admission.admit(b"2", move())
-    assert late.stop_status == Result.CANCELED
+    assert late.stop_status == Result.SHUTDOWN
     finisher = threading.Thread(target=lambda: [admission.finish(r) for r in (running, late)])
     finisher.start()
     assert admission.close(timeout=10)

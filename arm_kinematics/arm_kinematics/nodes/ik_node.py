@@ -18,10 +18,10 @@ geometry needs a restart (see nodes/params.py).
 from __future__ import annotations
 
 import array
-import functools
 import itertools
 import math
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Sequence
@@ -161,11 +161,12 @@ class IkNode(Node):
             workspace_markers(inner, outer, frame_id=base, z=z, stamp=stamp)
         )
         # The region takes 0.3 s (2R) to a few seconds (3R) of solves: computed once the node
-        # spins, so that the services answer meanwhile; then ring and region are latched.
+        # spins, in a thread of its own so that the services answer meanwhile and a shutdown
+        # never waits for it; then ring and region are latched.
+        self._closed = False
+        self._publish_lock = threading.Lock()  # no region published once close() has run
         self._region_timer = self.create_timer(
-            0.0,
-            functools.partial(self._publish_region, self.arm),
-            callback_group=MutuallyExclusiveCallbackGroup(),
+            0.0, self._start_region, callback_group=MutuallyExclusiveCallbackGroup()
         )
         self.create_timer(
             _MARKER_PERIOD_S,
@@ -182,9 +183,14 @@ class IkNode(Node):
             "compute_fk"
         )
 
+    def _start_region(self) -> None:
+        self._region_timer.cancel()
+        threading.Thread(
+            target=self._publish_region, args=(self.arm,), name="reachable_region", daemon=True
+        ).start()
+
     def _publish_region(self, arm: PlanarArm) -> None:
         """Latch the ring and the reachable region of `arm` (the configured arm) on ik_markers."""
-        self._region_timer.cancel()
         inner, outer = arm.ring
         base, z = self.base_frame, self.config.plane_z
         started = time.monotonic()
@@ -196,12 +202,21 @@ class IkNode(Node):
         stamp = self.get_clock().now().to_msg()
         workspace = workspace_markers(inner, outer, frame_id=base, z=z, stamp=stamp)
         workspace.markers += region_markers(region, frame_id=base, z=z, stamp=stamp)
-        self._workspace_publisher.publish(workspace)
+        with self._publish_lock:
+            if self._closed:
+                return
+            self._workspace_publisher.publish(workspace)
         self.get_logger().info(
             f"reachable region within the joint limits on ik_markers: "
             f"{int(region.reachable.sum())} cells of {region.cell_size * 1000:.1f} mm "
             f"({time.monotonic() - started:.1f} s)"
         )
+
+    def close(self) -> None:
+        """Publish nothing more (the region's thread may still be solving: it is left to end
+        with the process)."""
+        with self._publish_lock:
+            self._closed = True
 
     def _mount_words(self) -> str:
         mount = self.target_frames.mount

@@ -85,6 +85,9 @@ from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK, SolveIKBat
 
 __all__ = ["GoalTiming", "TrajectoryNode", "main", "status_name"]
 
+#: Longest wait in close() for the goals to end (s): a stream stops within one command period,
+#: a plan within its IK round trip's poll; below the runner's CLOSE_TIMEOUT_S.
+CLOSE_TIMEOUT_S = 1.5
 #: Default of the `max_waypoints` parameter.
 DEFAULT_MAX_WAYPOINTS = 1000
 
@@ -162,7 +165,7 @@ class TrajectoryNode(Node):
             MoveArm,
             "move_arm",
             execute_callback=self._execute,
-            goal_callback=lambda _goal: GoalResponse.ACCEPT,
+            goal_callback=self._on_goal,
             handle_accepted_callback=self._on_accepted,
             cancel_callback=self._on_cancel,
             callback_group=group,
@@ -179,6 +182,7 @@ class TrajectoryNode(Node):
             PlanCartesianPath, "plan_cartesian_path", self._on_plan_request, callback_group=group
         )
         self._handles: dict[bytes, ServerGoalHandle] = {}
+        self._closing = threading.Event()  # ends the waits of callbacks that are not goals
         action = self.resolve_topic_name("move_arm")  # resolved as rcl_action resolves it
         self.get_logger().info(
             f"trajectory_node ready: action '{action}', joints {self._names}, "
@@ -225,7 +229,7 @@ class TrajectoryNode(Node):
             )
             return
         timeout = self.config.trajectory.joint_state_timeout_s
-        current = self._joint_states.wait_fresh(timeout, threading.Event())
+        current = self._joint_states.wait_fresh(timeout, self._closing)
         checked = trajectory.check(self.config, current)
         if isinstance(checked, str):  # refused whole: nothing moves, nobody is disturbed
             self.get_logger().warning(f"joint trajectory refused: {checked}; nothing moved")
@@ -243,8 +247,8 @@ class TrajectoryNode(Node):
                 self.config,
                 request,
                 self.max_waypoints,
-                lambda: self._joint_states.wait_fresh(timeout, threading.Event()),
-                self._ik.solver(threading.Event(), GoalTiming()),
+                lambda: self._joint_states.wait_fresh(timeout, self._closing),
+                self._ik.solver(self._closing, GoalTiming()),
             )
         except Exception as error:  # never leave a caller without an answer
             self.get_logger().error(f"plan_cartesian_path failed unexpectedly: {error!r}")
@@ -253,6 +257,12 @@ class TrajectoryNode(Node):
         name = cartesian.STATUS_NAMES.get(answer.status, str(answer.status))
         self.get_logger().info(f"plan_cartesian_path {name}: {answer.message}")
         return answer
+
+    def _on_goal(self, _goal: MoveArm.Goal) -> GoalResponse:
+        if self._admission.closing:
+            self.get_logger().warning("goal rejected: the trajectory node is shutting down")
+            return GoalResponse.REJECT
+        return GoalResponse.ACCEPT
 
     def _on_accepted(self, handle: ServerGoalHandle) -> None:
         key = bytes(handle.goal_id.uuid)
@@ -420,6 +430,8 @@ class TrajectoryNode(Node):
         result.ik_status = outcome.ik_status or SolveIK.Response.OK
         result.failed_step = outcome.failed_step
         result.total_steps = outcome.total_steps
+        result.sent_setpoints = outcome.sent_setpoints
+        result.total_setpoints = outcome.total_setpoints
         result.feasible_fraction = outcome.feasible_fraction
         if outcome.failed_point is not None:
             x, y = outcome.failed_point[:2]
@@ -430,9 +442,12 @@ class TrajectoryNode(Node):
 
     # --- shutdown --------------------------------------------------------------------------
 
-    def close(self, timeout: float = 2.0) -> None:
-        """Stop every goal (the arm stays at its last commanded point) and wait for them."""
-        self._admission.close(timeout)
+    def close(self, timeout: float = CLOSE_TIMEOUT_S) -> None:
+        """End every goal with SHUTDOWN (the arm stays at its last commanded point), refuse new
+        ones, and wait up to `timeout` s for them; their results go out as the runner spins."""
+        self._closing.set()
+        if not self._admission.close(timeout):
+            self.get_logger().error(f"goals still running {timeout:g} s after the shutdown began")
 
     def destroy_node(self) -> None:
         destroy_actions(self)

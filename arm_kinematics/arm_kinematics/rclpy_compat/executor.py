@@ -46,6 +46,7 @@ DEFAULT_THREADS = 4
 """Workers: a running goal holds one, a preempting goal a second; two serve everything else."""
 
 _POLL_S = 0.1  # longest blind wait for a free worker, so that shutdown is noticed
+_PRUNE_AT = 64  # created tasks remembered before the finished ones are dropped
 
 
 class WorkerBoundExecutor(MultiThreadedExecutor):
@@ -65,6 +66,28 @@ class WorkerBoundExecutor(MultiThreadedExecutor):
         self._in_worker_changed = threading.Condition()
         self._stopping = threading.Event()
         self._shut_down = threading.Event()
+        self._created_lock = threading.Lock()
+        self._created: list[Task] = []  # from create_task, maybe not done yet
+
+    def create_task(self, callback, *args, **kwargs) -> Task:
+        """rclpy's create_task, remembered until done so that `pending_tasks` can tell.
+
+        Work that a callback hands on runs as such a task: an action server's result
+        response, a future's done callbacks, a goal's execute callback. Shutdown waits for
+        them (`run_nodes`), or a result computed while a node closes would never be sent.
+        """
+        task = super().create_task(callback, *args, **kwargs)
+        with self._created_lock:
+            if len(self._created) >= _PRUNE_AT:
+                self._created = [t for t in self._created if not t.done()]
+            self._created.append(task)
+        return task
+
+    def pending_tasks(self) -> int:
+        """How many tasks made by `create_task` have not finished (or been canceled)."""
+        with self._created_lock:
+            self._created = [t for t in self._created if not t.done()]
+            return len(self._created)
 
     def shutdown(self, timeout_sec: float | None = None) -> bool:
         """Stop taking work, wait up to `timeout_sec` for the callbacks running, then shut down.

@@ -26,7 +26,7 @@ from arm_kinematics.kinematics import (
 )
 from arm_kinematics.nodes.messages import JointStateError, constant_names, joint_positions
 from arm_kinematics.nodes.trajectory.goals import base_pose
-from arm_kinematics.nodes.trajectory.ik_batch import IkUnavailableError
+from arm_kinematics.nodes.trajectory.ik_batch import IkInterruptedError, IkUnavailableError
 from arm_kinematics.nodes.trajectory.planning import plan_path
 from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK
 
@@ -160,6 +160,8 @@ def plan_response(
         )
     except IkUnavailableError as error:
         return _response(Response.IK_UNAVAILABLE, str(error))
+    except IkInterruptedError:  # only the node's shutdown interrupts a plan request
+        return _response(Response.IK_UNAVAILABLE, "the trajectory node is shutting down")
     if isinstance(plan, str):
         return refusal(f"{plan}: nothing planned")
     response.trajectory = timed_trajectory(config.joint_names, start, plan)

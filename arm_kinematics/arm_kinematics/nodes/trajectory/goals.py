@@ -44,12 +44,14 @@ STATUS_NAMES = constant_names(
         "IK_UNAVAILABLE",
         "HARDWARE_FAULT",
         "NO_JOINT_STATE",
+        "SHUTDOWN",
     ),
 )
 MODE_NAMES = {MoveArm.Goal.LINEAR: "LINEAR", MoveArm.Goal.JOINT: "JOINT"}
 
 POLL_S = 0.05
 """Longest uninterrupted wait for something that has no event of its own (seconds)."""
+SHUTDOWN_REASON = "the trajectory node is shutting down"
 
 
 def status_name(status: int) -> str:
@@ -139,6 +141,8 @@ class Outcome:
     failed_step: int = 0
     total_steps: int = 0
     feasible_fraction: float = 0.0
+    sent_setpoints: int = 0
+    total_setpoints: int = 0
     failed_point: tuple[float, ...] | None = None
     path_points: object = None
 
@@ -250,7 +254,7 @@ class GoalRun:
     label: str = "goal"  # for log lines
     accepted_at: float = field(default_factory=time.monotonic)
     wake: threading.Event = field(default_factory=threading.Event)
-    stop_status: int | None = None  # CANCELED or PREEMPTED, set once, then `wake` is set
+    stop_status: int | None = None  # CANCELED, PREEMPTED or SHUTDOWN, set once, then `wake`
     stop_reason: str = ""
     timing: GoalTiming = field(default_factory=GoalTiming)
 
@@ -261,7 +265,7 @@ class GoalRun:
         self.wake.set()
 
     def stopped(self, last: tuple[float, ...] | None) -> Outcome | None:
-        """The outcome of a canceled or preempted goal (the arm stays at `last`), else None."""
+        """The outcome of a stopped goal (the arm stays at `last`), else None."""
         if self.stop_status is None:
             return None
         where = f"; the arm stays at {format_joints(last)}" if last is not None else ""
@@ -294,7 +298,7 @@ class Admission:
             run = GoalRun(key=key, move=None, error=move, label=label)
         with self._lock:
             if self._closing:
-                run.stop(Result.CANCELED, "the node is shutting down")
+                run.stop(Result.SHUTDOWN, SHUTDOWN_REASON)
             elif run.move is not None:
                 previous, self._active = self._active, run
                 if previous is not None:
@@ -341,14 +345,19 @@ class Admission:
                 self._active = None
             self._idle.notify_all()
 
+    @property
+    def closing(self) -> bool:
+        """True once `close` was called: every new motion is refused."""
+        return self._closing
+
     def close(self, timeout: float) -> bool:
-        """Stop every goal (CANCELED) and refuse new ones; wait up to `timeout` s until they
+        """Stop every goal (SHUTDOWN) and refuse new ones; wait up to `timeout` s until they
         finished. True if they all did."""
         deadline = time.monotonic() + timeout
         with self._lock:
             self._closing = True
             for run in self._runs.values():
-                run.stop(Result.CANCELED, "the node is shutting down")
+                run.stop(Result.SHUTDOWN, SHUTDOWN_REASON)
             while self._runs and time.monotonic() < deadline:
                 self._idle.wait(timeout=max(0.0, deadline - time.monotonic()))
             return not self._runs

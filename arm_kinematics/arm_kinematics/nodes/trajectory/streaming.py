@@ -10,7 +10,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arm_kinematics.kinematics import Setpoints
 from arm_kinematics.nodes.trajectory.goals import (
@@ -116,7 +116,25 @@ class SetpointStream:
     def run(
         self, run: GoalRun, setpoints: Setpoints, start: tuple[float, ...], total_steps: int
     ) -> Outcome:
-        """Stream `setpoints` from `start`; the goal's outcome."""
+        """Stream `setpoints` from `start`; the goal's outcome, with the plan's `total_steps`
+        and how many of its setpoints were sent, however it ended."""
+        outcome, sent = self._stream(run, setpoints, start, total_steps)
+        return replace(
+            outcome,
+            total_steps=total_steps,
+            feasible_fraction=1.0,  # the whole plan was feasible, whatever stopped it
+            sent_setpoints=sent,
+            total_setpoints=len(setpoints),
+        )
+
+    def _stream(
+        self,
+        run: GoalRun,
+        setpoints: Setpoints,
+        start: tuple[float, ...],
+        total_steps: int,
+    ) -> tuple[Outcome, int]:
+        """`run`'s streaming: its outcome and the number of setpoints sent."""
         period = self.settings.period
         watchdog = self.settings.watchdog_s
         publish_times = run.timing.publish_times
@@ -136,14 +154,15 @@ class SetpointStream:
                 started -= delay
             stopped = run.stopped(last)
             if stopped is not None:
-                return stopped
+                return stopped, k
             if self._monitor.age() > watchdog:
-                return Outcome(
+                fault = Outcome(
                     Result.HARDWARE_FAULT,
                     f"joint_states stopped for {watchdog:g} s during the move: streaming "
                     "stopped at the last commanded point",
                     final=last,
                 )
+                return fault, k
             sent = self._publish(joints[k])
             publish_times.append(time.monotonic())
             if k == 0:
@@ -158,22 +177,22 @@ class SetpointStream:
         if not self._monitor.wait_near(last, self.settings.goal_tolerance, watchdog, run.wake):
             stopped = run.stopped(last)
             if stopped is not None:
-                return stopped
+                return stopped, count
             state = self._monitor.latest()
             measured = "none" if state is None else format_joints(state)
-            return Outcome(
+            fault = Outcome(
                 Result.HARDWARE_FAULT,
                 f"the arm did not reach the last setpoint {format_joints(last)} within "
                 f"{watchdog:g} s (joint_states: {measured}): is the hardware node refusing "
                 "commands?",
                 final=last,
             )
+            return fault, count
         tip_x, tip_y, tip_heading = self._forward(last)
-        return Outcome(
+        reached = Outcome(
             Result.SUCCEEDED,
             f"reached ({tip_x:.4f}, {tip_y:.4f}) heading {math.degrees(tip_heading):.2f} deg "
             f"in {count} setpoints ({time.monotonic() - started:.2f} s)",
             final=last,
-            total_steps=total_steps,
-            feasible_fraction=1.0,
         )
+        return reached, count
