@@ -410,6 +410,24 @@ def test_orientation_unreachable_2r() -> None:
     assert limited.solve(x, y, heading).status is IkStatus.JOINT_LIMIT
 
 
+def test_messages_print_lengths_to_the_micrometre_without_float_noise() -> None:
+    # A target dragged to 5.00001e-3 m (pixels do that), and a heading of 180 deg whose sine
+    # leaves -3.7e-17 m in the wrist point: the texts say what a person would write.
+    close = ARM_2R.solve(0.0050000123, 0.0)
+    assert close.status is IkStatus.TOO_CLOSE
+    assert "target (0.005, 0) m is 0.005 m from the base" in close.message
+    wrist = ARM_3R.solve(1.6, 0.0, math.pi)
+    assert wrist.status is IkStatus.ORIENTATION_UNREACHABLE
+    assert "wrist point (1.9, 0) is 1.9 m from the base, outside the ring [0.2, 1.8] m" in (
+        wrist.message
+    )
+    assert "heading 180.00 deg" in wrist.message
+    for message in (close.message, wrist.message):
+        assert "e-" not in message
+        assert "00001" not in message
+        assert "-0.00 " not in message
+
+
 def test_orientation_unreachable_3r_when_the_wrist_is_off_the_ring() -> None:
     result = ARM_3R.solve(2.0, 0.0, math.pi / 2)
     assert result.status is IkStatus.ORIENTATION_UNREACHABLE

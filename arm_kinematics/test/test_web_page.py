@@ -22,6 +22,7 @@ from web_stack import (
     Page,
     Stack,
     answers_drawn,
+    background_of,
     centre_of,
     choose_branch,
     drag_to,
@@ -34,6 +35,7 @@ from web_stack import (
     shown_joint_rad,
     shown_joint_text,
     shown_status,
+    type_target,
     wait_for_answer_at,
 )
 
@@ -41,6 +43,8 @@ from arm_kinematics.kinematics.workspace import reachable_region
 from arm_kinematics_interfaces.srv import SolveIK
 
 pytestmark = pytest.mark.ros
+
+REFUSED_RED = "rgb(208, 49, 45)"
 
 
 class Observer:
@@ -113,7 +117,7 @@ def test_a_page_that_asked_nothing_yet_says_ready_in_grey_not_as_a_refusal(page_
     assert page_2r.locator("#status").evaluate("e => getComputedStyle(e).backgroundColor") == (
         "rgb(136, 136, 136)"
     )
-    assert page_2r.locator("#status-message").inner_text() == "drag the target"
+    assert page_2r.locator("#status-message").inner_text() == "drag the target or type it"
 
 
 def test_a_reachable_drag_shows_ok_and_the_ghost_on_the_pointer(
@@ -144,17 +148,80 @@ def test_a_reachable_drag_shows_ok_and_the_ghost_on_the_pointer(
 def test_a_refused_target_shows_its_status_draws_no_ghost_and_moves_nothing(
     page_2r: Page, observer: Observer, x: float, y: float, status: str
 ) -> None:
+    drag_to(page_2r, 0.12, 0.08)  # a solution first: its angles and limit-bar ticks are shown
+    ticks = page_2r.locator("#joint-readouts td.solution .bar i")
+    assert [tick.is_visible() for tick in ticks.all()] == [True, True]
     commands_before = len(observer.commands)
     drag_to(page_2r, x, y)
     assert shown_status(page_2r) == status
-    assert page_2r.locator("#status").evaluate("e => getComputedStyle(e).backgroundColor") == (
-        "rgb(208, 49, 45)"
-    )
-    assert status in page_2r.locator("#status-message").inner_text()
+    assert background_of(page_2r, "#status") == REFUSED_RED
+    # The node's message, without the status word the box already shows.
+    x_sent, y_sent = metres_of(page_2r, "#target-mark")
+    answer = observer.solve(x_sent, y_sent, SolveIK.Request.BRANCH_CLOSEST)
+    assert answer.message.startswith(f"{status}: ")
+    shown = page_2r.locator("#status-message").inner_text()
+    assert shown == answer.message.removeprefix(f"{status}: ")
+    assert status not in shown
     assert page_2r.locator("#ghost-tip").count() == 0
     assert page_2r.locator("#alt-tip").count() == 0
     assert shown_joint_text(page_2r, "shoulder") == "–"
+    # No tick of the old solution is left on the limit bars.
+    assert [tick.is_visible() for tick in ticks.all()] == [False, False]
     assert len(observer.commands) == commands_before
+
+
+def test_a_typed_target_is_solved_like_a_drag_and_a_drag_fills_the_fields(
+    page_2r: Page, observer: Observer
+) -> None:
+    # A drag writes its target into the fields, in cm (the page's unit, said next to them).
+    drag_to(page_2r, 0.11, -0.09)
+    x, y = metres_of(page_2r, "#target-mark")
+    assert page_2r.input_value("#target-x") == f"{x * 100:.1f}"
+    assert page_2r.input_value("#target-y") == f"{y * 100:.1f}"
+    units = page_2r.locator("#target-fields .field:visible .unit").all_inner_texts()
+    assert units == ["cm", "cm"]  # a 2R arm: x and y, no heading field
+    # Typed and Enter: the same request as a drag, for exactly the typed point.
+    before = answers_drawn(page_2r)
+    type_target(page_2r, x="13.5", y="-6.2")
+    page_2r.wait_for_function(
+        "(n) => { const s = window.armStats.ik; return s.lastDrawn && s.lastDrawn.x === 0.135 "
+        "&& s.lastDrawn.y === -0.062 && s.inFlight === 0 && s.responses > n; }",
+        arg=before,
+    )
+    assert metres_of(page_2r, "#target-mark") == (0.135, -0.062)
+    answer = observer.solve(0.135, -0.062, SolveIK.Request.BRANCH_CLOSEST)
+    assert answer.status == SolveIK.Response.OK
+    assert shown_status(page_2r) == "OK"
+    for name, rad in zip(answer.solution.name, answer.solution.position, strict=True):
+        assert shown_joint_rad(page_2r, name) == pytest.approx(rad, abs=1e-9)
+    assert math.dist(centre_of(page_2r, "#ghost-tip"), pixel_of(page_2r, 0.135, -0.062)) <= 2.0
+    # Leaving a changed field solves too (Tab), with the other field's value.
+    before = answers_drawn(page_2r)
+    type_target(page_2r, key="Tab", y="7")
+    wait_for_answer_at(page_2r, 0.135, 0.07, after=before)
+    assert shown_status(page_2r) == "OK"
+
+
+@pytest.mark.parametrize("text", ["", "abc", "1..2", "12 cm", "1e999"])
+def test_a_field_that_is_not_a_number_is_shown_invalid_and_nothing_is_sent(
+    page_2r: Page, text: str
+) -> None:
+    requests = page_2r.evaluate("window.armStats.ik.requests")
+    target = metres_of(page_2r, "#target-mark")
+    field = page_2r.locator("#target-x")
+    type_target(page_2r, x=text)  # Enter
+    assert field.get_attribute("aria-invalid") == "true"
+    assert "invalid" in field.get_attribute("class").split()
+    assert page_2r.locator("#target-error").inner_text().startswith("x: ")
+    field.press("Tab")  # leaving it does not send it either
+    assert page_2r.evaluate("window.armStats.ik.requests") == requests
+    assert metres_of(page_2r, "#target-mark") == target
+    # A number again: valid, sent.
+    before = answers_drawn(page_2r)
+    type_target(page_2r, x="12")
+    wait_for_answer_at(page_2r, 0.12, target[1], after=before)
+    assert field.get_attribute("aria-invalid") == "false"
+    assert page_2r.locator("#target-error").inner_text() == ""
 
 
 def test_pointer_events_faster_than_answers_cost_two_requests_and_end_on_the_last(
@@ -237,8 +304,13 @@ def test_a_straight_line_through_the_hole_aborts_at_its_failing_step_and_moves_n
     cross = (gx - sx) * (fy - sy) - (gy - sy) * (fx - sx)
     assert abs(cross) / math.dist((sx, sy), (gx, gy)) < 1e-3
     message = page_2r.locator("#move-message").inner_text()
-    assert f"failed at step {step} of " in message
+    assert f"step {step} of " in message
     assert "feasible" in message
+    # Each said once: the step, the IK status (JOINT_LIMIT in the hole), the feasible part.
+    assert message.count(f"step {step} of ") == 1
+    assert message.count("JOINT_LIMIT") == 1
+    assert message.count("feasible") == 1
+    assert not message.startswith("IK_FAILED")
     assert page_2r.locator("#plan-feasible_path").count() == 1  # from trajectory_markers
     screenshot(page_2r, "page-2r-abort.png")
     assert len(observer.commands) == commands_before
@@ -285,5 +357,62 @@ def test_joints_here_moves_with_progress_and_cancel_stops_it(
     page_2r.wait_for_selector('#move-status[data-status="CANCELED"]')
     assert len(observer.commands) > commands_before  # it did start moving
     assert page_2r.locator("#cancel").is_disabled()
+    # The user's own stop: a neutral tone, not the red of an error.
+    assert page_2r.locator("#move-status").get_attribute("class").split() == ["status", "stopped"]
+    assert background_of(page_2r, "#move-status") == "rgb(91, 111, 140)"
     x, y = start_point(observer, stack_2r)
     assert math.dist((x, y), (gx, gy)) > 0.01  # and stopped before the goal
+
+
+def test_a_new_page_draws_no_old_plan_but_the_plans_of_goals_that_run_while_it_is_open(
+    browser, page_2r: Page, stack_2r: Stack
+) -> None:
+    # trajectory_markers is latched: the plan of the module's last goal comes to a new page,
+    # which leaves it out (published before it connected).
+    assert page_2r.locator("#layer-plan polyline").count() > 0
+    fresh = open_page(browser, stack_2r.url)
+    fresh.wait_for_function("window.armStats.plans.ignored >= 1")
+    assert fresh.locator("#layer-plan > *").count() == 0
+    # A goal that runs now (the other page's) is drawn.
+    gx, gy = 0.14, 0.02
+    drag_to(page_2r, gx, gy)
+    page_2r.click("#move-joints")
+    fresh.wait_for_selector("#plan-planned_path", state="attached")
+    assert fresh.evaluate("window.armStats.plans.drawn") >= 1
+    page_2r.wait_for_selector('#move-status[data-status="SUCCEEDED"]')
+    assert fresh.errors == []
+    fresh.close()
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
+def test_the_layout_side_by_side_on_a_desktop_and_stacked_on_a_phone(
+    browser, stack_2r: Stack, width: int, height: int
+) -> None:
+    page = open_page(browser, stack_2r.url, width, height)
+    drag_to(page, 0.12, 0.08)  # the drag works at this size too
+    assert shown_status(page) == "OK"
+    view = page.locator("#view").bounding_box()
+    panel = page.locator("#panel").bounding_box()
+    if width >= 1000:
+        assert panel["x"] >= view["x"] + view["width"] - 1  # the panel beside the drawing
+        assert view["width"] > 2 * panel["width"]
+    else:
+        assert panel["y"] >= view["y"] + view["height"] - 1  # below it
+        assert view["width"] == pytest.approx(width, abs=1)
+        assert panel["width"] == pytest.approx(width, abs=1)
+        assert view["height"] >= 300  # a drawing one can drag in
+    # Nothing wider than the screen: no sideways scrolling, every element inside.
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    rightmost = page.evaluate(
+        """() => Math.max(...[...document.querySelectorAll('#panel *')]
+             .filter((e) => e.getClientRects().length)
+             .map((e) => e.getBoundingClientRect().right))"""
+    )
+    assert rightmost <= width
+    for selector in ("#target-x", "#target-y", "#move-line", "#cancel", "#branch"):
+        box = page.locator(selector).bounding_box()
+        assert box["x"] >= 0, selector
+        assert box["x"] + box["width"] <= width, selector
+    screenshot(page, f"page-2r-{width}x{height}.png")
+    assert page.errors == []
+    page.close()

@@ -82,8 +82,8 @@ def headless_chromium() -> Iterator[Browser]:
 # --- the page: open it, drag with real pointer events, read what it shows ---------------------
 
 
-def open_page(browser, url: str) -> Page:
-    page = browser.new_page(viewport={"width": 1200, "height": 760})
+def open_page(browser, url: str, width: int = 1200, height: int = 760) -> Page:
+    page = browser.new_page(viewport={"width": width, "height": height})
     page.set_default_timeout(TIMEOUT_MS)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -139,6 +139,18 @@ def wait_for_answer_at(page: Page, x: float, y: float, after: int = 0) -> None:
 
 def shown_status(page: Page) -> str:
     return page.locator("#status").get_attribute("data-status")
+
+
+def background_of(page: Page, selector: str) -> str:
+    return page.locator(selector).evaluate("e => getComputedStyle(e).backgroundColor")
+
+
+def type_target(page: Page, key: str = "Enter", **texts: str) -> None:
+    """Type into the target's number fields (x, y, heading: the page's cm and degrees), each
+    filled in turn, then press `key` in the last one (Enter solves; Tab leaves the field)."""
+    for name, text in texts.items():
+        page.fill(f"#target-{name}", text)
+    page.press(f"#target-{name}", key)
 
 
 def shown_joint_rad(page: Page, name: str) -> float:

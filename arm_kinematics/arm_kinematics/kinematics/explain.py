@@ -1,7 +1,8 @@
 """The texts of IkResult messages: what was solved, and why a target was refused.
 
 Each function takes the values it prints and returns one line that starts with the status name.
-Lengths in metres, angles in radians (printed in degrees).
+Lengths in metres, angles in radians (printed in degrees). Lengths and coordinates are printed to
+the micrometre (`metres_text`), the scale of `edge_tolerance`, so float noise never shows.
 """
 
 from __future__ import annotations
@@ -16,10 +17,36 @@ from .types import Branch
 def degrees_text(angle: float) -> str:
     """An angle (rad) as text in degrees.
 
-    >>> degrees_text(math.pi / 6)
-    '30.00 deg'
+    >>> degrees_text(math.pi / 6), degrees_text(-1e-17)
+    ('30.00 deg', '0.00 deg')
     """
-    return f"{math.degrees(angle):.2f} deg"
+    return f"{round(math.degrees(angle), 2) + 0.0:.2f} deg"  # + 0.0: never "-0.00"
+
+
+def metres_text(value: float) -> str:
+    """A length or coordinate (m) as text: rounded to the micrometre, no trailing zeros.
+
+    A dragged target 5.00001e-3 m off reads 0.005, not 0.00500001; a sine's 1e-18 reads 0.
+    From a kilometre on, six significant digits (no 300-digit text for 1e300).
+
+    >>> metres_text(0.0050000123), metres_text(-4.9e-18), metres_text(0.1 + 0.2), metres_text(3.0)
+    ('0.005', '0', '0.3', '3')
+    >>> metres_text(1e300)
+    '1e+300'
+    """
+    if not abs(value) < 1e3:  # also inf and nan
+        return f"{value:.6g}"
+    text = f"{value:.6f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def point_text(x: float, y: float) -> str:
+    """A point (m) as text, each coordinate by `metres_text`.
+
+    >>> point_text(0.174405123, 1e-17)
+    '(0.174405, 0)'
+    """
+    return f"({metres_text(x)}, {metres_text(y)})"
 
 
 def too_far_text(x: float, y: float, r: float, outer: float) -> str:
@@ -29,8 +56,8 @@ def too_far_text(x: float, y: float, r: float, outer: float) -> str:
     "TOO_FAR: target (3, 0) m is 3 m from the base, beyond the arm's reach of 1.8 m (by 1.2 m)"
     """
     return (
-        f"TOO_FAR: target ({x:.6g}, {y:.6g}) m is {r:.6g} m from the base, beyond the arm's "
-        f"reach of {outer:.6g} m (by {r - outer:.3g} m)"
+        f"TOO_FAR: target {point_text(x, y)} m is {metres_text(r)} m from the base, beyond the "
+        f"arm's reach of {metres_text(outer)} m (by {r - outer:.3g} m)"
     )
 
 
@@ -41,8 +68,9 @@ def too_close_text(x: float, y: float, r: float, inner: float) -> str:
     'TOO_CLOSE: target (0.1, 0) m is 0.1 m from the base,'
     """
     return (
-        f"TOO_CLOSE: target ({x:.6g}, {y:.6g}) m is {r:.6g} m from the base, inside the "
-        f"unreachable hole of radius {inner:.6g} m around the base (by {inner - r:.3g} m)"
+        f"TOO_CLOSE: target {point_text(x, y)} m is {metres_text(r)} m from the base, inside "
+        f"the unreachable hole of radius {metres_text(inner)} m around the base "
+        f"(by {inner - r:.3g} m)"
     )
 
 
@@ -91,7 +119,7 @@ def heading_mismatch_text(
     up_heading = wrap_angle(up[0] + up[1])
     down_heading = wrap_angle(down[0] + down[1])
     return (
-        f"ORIENTATION_UNREACHABLE: a 2-joint arm reaches ({x:.6g}, {y:.6g}) only with "
+        f"ORIENTATION_UNREACHABLE: a 2-joint arm reaches {point_text(x, y)} only with "
         f"heading {degrees_text(up_heading)} (elbow up) or {degrees_text(down_heading)} "
         f"(elbow down), not the requested {degrees_text(heading)}"
     )
@@ -107,7 +135,7 @@ def wrong_elbow_heading_text(
     """  # noqa: E501
     reached = wrap_angle(joints[0] + joints[1])
     return (
-        f"ORIENTATION_UNREACHABLE: {elbow} reaches ({x:.6g}, {y:.6g}) with heading "
+        f"ORIENTATION_UNREACHABLE: {elbow} reaches {point_text(x, y)} with heading "
         f"{degrees_text(reached)}, not {degrees_text(heading)}; {other} has the requested heading"
     )
 
@@ -135,10 +163,10 @@ def orientation_3r_text(
         reachable = ""
     wx, wy = wrist
     return (
-        f"ORIENTATION_UNREACHABLE: ({x:.6g}, {y:.6g}) is reachable but not with heading "
-        f"{degrees_text(heading)}: the wrist point ({wx:.6g}, {wy:.6g}) is "
-        f"{math.hypot(wx, wy):.6g} m from the base, outside the ring "
-        f"[{ring[0]:.6g}, {ring[1]:.6g}] m of links 1-2{reachable}"
+        f"ORIENTATION_UNREACHABLE: {point_text(x, y)} is reachable but not with heading "
+        f"{degrees_text(heading)}: the wrist point {point_text(wx, wy)} is "
+        f"{metres_text(math.hypot(wx, wy))} m from the base, outside the ring "
+        f"[{metres_text(ring[0])}, {metres_text(ring[1])}] m of links 1-2{reachable}"
     )
 
 
@@ -194,6 +222,6 @@ def no_heading_text(x: float, y: float, branch: Branch) -> str:
     """  # noqa: E501
     elbow = {Branch.ELBOW_UP: "elbow up", Branch.ELBOW_DOWN: "elbow down"}.get(branch)
     return (
-        f"JOINT_LIMIT: ({x:.6g}, {y:.6g}) is reachable, but no heading gives a solution "
+        f"JOINT_LIMIT: {point_text(x, y)} is reachable, but no heading gives a solution "
         "within the joint limits" + (f" on the {elbow} branch" if elbow else "")
     )
