@@ -34,6 +34,7 @@ setup(
             "ik_client = arm_kinematics.cli.ik_client:main",
             "move_arm = arm_kinematics.cli.move_arm:main",
             "kinematics_tour = arm_kinematics.cli.tour:main",
+            "arm_description = arm_kinematics.cli.description:main",
         ],
     },
 )

@@ -5,6 +5,7 @@ and (optionally) RViz.
     ros2 launch arm_kinematics arm.launch.py rviz:=true web:=false
     ros2 launch arm_kinematics arm.launch.py config:=my_arm.yaml hardware:=servokit
     ros2 launch arm_kinematics arm.launch.py namespace:=left_arm      # frames left_arm/base_link...
+    ros2 launch arm_kinematics arm.launch.py namespace:=right_arm web_port:=8081   # a second arm
 
 Every node reads the same params file (`config`); the URDF for robot_state_publisher is expanded
 from urdf/arm.urdf.xacro with that same file, so the model and the kinematics agree. All topic,
@@ -72,6 +73,7 @@ def generate_launch_description() -> LaunchDescription:
     namespace = LaunchConfiguration("namespace")
     web = LaunchConfiguration("web")
     frame_prefix = LaunchConfiguration("frame_prefix")
+    web_port = LaunchConfiguration("web_port")
 
     # value_type=str: an empty prefix stays a string (launch_ros reads other values as YAML).
     arm_parameters = [
@@ -126,6 +128,12 @@ def generate_launch_description() -> LaunchDescription:
                 "http://127.0.0.1:8080/",
             ),
             DeclareLaunchArgument(
+                "web_port",
+                default_value="8080",
+                description="web_bridge's port on 127.0.0.1 (each arm on a machine needs its "
+                "own, e.g. 8081 for a second one; 0: any free port, its log line gives the URL)",
+            ),
+            DeclareLaunchArgument(
                 "namespace",
                 default_value="",
                 description="namespace of every node, topic, service and action of this arm",
@@ -163,7 +171,7 @@ def generate_launch_description() -> LaunchDescription:
                 package=PACKAGE,
                 executable="web_bridge",
                 namespace=namespace,
-                parameters=arm_parameters,
+                parameters=[*arm_parameters, {"port": ParameterValue(web_port, value_type=int)}],
                 condition=IfCondition(web),
                 output="screen",
             ),

@@ -14,16 +14,20 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import transforms3d
 import yaml
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
-from ros_helpers import RosGraph, ros_graph, wait_for, wait_for_future
+from ros_helpers import PACKAGE_DIR, RosGraph, ros_graph, wait_for, wait_for_future
 from sensor_msgs.msg import JointState
+from test_urdf import UrdfChain
 from visualization_msgs.msg import MarkerArray
 
+from arm_kinematics.config import ArmConfig, load_parameters_file
+from arm_kinematics.description import robot_description
 from arm_kinematics.kinematics import PlanarArm
 from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics_interfaces.srv import ComputeFK, SolveIK, SolveIKBatch
@@ -308,12 +312,15 @@ def test_compute_fk_gives_every_frame(arm: Clients) -> None:
     response = arm.fk(("elbow", "shoulder"), (DEG(45), DEG(30)))
     assert response.status == FK.OK
     assert response.within_limits
-    assert len(response.frames) == 3
+    # TF's frames: the base, link_1 on the shoulder axis, link_2 on the elbow axis, the tip.
+    assert list(response.frame_names) == ["base_link", "link_1", "link_2", "tool0"]
     assert all(f.header.frame_id == "base_link" for f in response.frames)
     points = [(f.pose.position.x, f.pose.position.y) for f in response.frames]
-    assert points[0] == (0.0, 0.0)
-    assert points[1] == pytest.approx((math.cos(DEG(30)), math.sin(DEG(30))), abs=1e-12)
-    assert points[2] == pytest.approx(EXACT_TIP, abs=1e-12)
+    yaws = [2 * math.atan2(f.pose.orientation.z, f.pose.orientation.w) for f in response.frames]
+    assert points[0] == points[1] == (0.0, 0.0)
+    assert points[2] == pytest.approx((math.cos(DEG(30)), math.sin(DEG(30))), abs=1e-12)
+    assert points[3] == pytest.approx(EXACT_TIP, abs=1e-12)
+    assert yaws == pytest.approx([0.0, DEG(30), DEG(75), DEG(75)], abs=1e-12)
     assert response.tip.header.frame_id == "base_link"
     tip = response.tip.pose
     assert (tip.position.x, tip.position.y) == pytest.approx(EXACT_TIP, abs=1e-12)
@@ -321,7 +328,30 @@ def test_compute_fk_gives_every_frame(arm: Clients) -> None:
         (math.sin(DEG(37.5)), math.cos(DEG(37.5))), abs=1e-12
     )
     assert response.manipulability == pytest.approx(0.8 * math.sin(DEG(45)), rel=1e-12)
-    assert "frames: base_link, link_1_end, tool0" in response.message
+    assert "frames: base_link, link_1, link_2, tool0" in response.message
+
+
+@pytest.mark.parametrize("config_name", ["arm.yaml", "arm_3r.yaml"])
+def test_compute_fk_frames_are_the_urdf_links_as_tf_chains_them(config_name: str) -> None:
+    config = PACKAGE_DIR / "config" / config_name
+    overrides = [Parameter(k, value=v) for k, v in load_parameters_file(config).items()]
+    urdf = robot_description(config)
+    rng = random.Random(config_name)
+    with ros_graph() as graph:
+        graph.add(IkNode(context=graph.context, namespace="fk_urdf", parameter_overrides=overrides))
+        clients = Clients(graph, "fk_urdf")
+        names = ArmConfig.from_file(config).joint_names
+        for _ in range(5):
+            joints = [rng.uniform(-1.5, 1.5) for _ in names]
+            response = clients.fk(names, joints)
+            assert response.status == FK.OK, response.message
+            for name, pose in zip(response.frame_names, response.frames, strict=True):
+                chain = UrdfChain(urdf, "base_link", name)
+                expected = chain.tip_transform(joints[: len(chain.movable)])
+                p, o = pose.pose.position, pose.pose.orientation
+                assert (p.x, p.y, p.z) == pytest.approx(tuple(expected[:3, 3]), abs=1e-12), name
+                rotation = transforms3d.quaternions.quat2mat((o.w, o.x, o.y, o.z))
+                assert rotation == pytest.approx(expected[:3, :3], abs=1e-12), name
 
 
 def test_compute_fk_outside_limits_still_answers(arm: Clients) -> None:

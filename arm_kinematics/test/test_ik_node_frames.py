@@ -296,7 +296,12 @@ def test_a_prefixed_arm_names_its_own_frames_everywhere(graph: RosGraph) -> None
     assert {pose.header.frame_id for pose in fk.frames} == {"left_arm/base_link"}
     assert fk.tip.header.frame_id == "left_arm/base_link"
     assert "tip 'left_arm/tool0'" in fk.message
-    assert "frames: left_arm/base_link, left_arm/link_1_end, left_arm/tool0" in fk.message
+    assert list(fk.frame_names) == [
+        f"left_arm/{n}" for n in ("base_link", "link_1", "link_2", "tool0")
+    ]
+    assert (
+        "frames: left_arm/base_link, left_arm/link_1, left_arm/link_2, left_arm/tool0" in fk.message
+    )
 
     # The latched markers (ring and region, then the last request's) are in the prefixed base.
     frames: set[str] = set()

@@ -28,7 +28,7 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]
 LAUNCH_FILE = PACKAGE_DIR / "launch" / "arm.launch.py"
 RVIZ_FILE = PACKAGE_DIR / "rviz" / "arm.rviz"
 ARM_EXECUTABLES = {"ik_node", "trajectory_node", "hardware_node", "web_bridge"}
-LAUNCH_ARGUMENTS = {"config", "hardware", "rviz", "web", "namespace", "frame_prefix"}
+LAUNCH_ARGUMENTS = {"config", "hardware", "rviz", "web", "web_port", "namespace", "frame_prefix"}
 #: Set by the launch file itself (from the config and the namespace), not an argument.
 DERIVED_CONFIGURATIONS = {"rviz_fixed_frame"}
 
@@ -134,13 +134,23 @@ def test_every_node_is_namespaced_and_the_arm_nodes_share_one_params_list(
         # A fixed node name would make two launches in one namespace collide silently; the
         # nodes' own names are used.
         assert "name" not in node
-    arm_params = {ast.dump(n["parameters"]) for n in nodes if n["package"] == "arm_kinematics"}
+    arm_nodes = [
+        n for n in nodes if n["package"] == "arm_kinematics" and n["executable"] != "web_bridge"
+    ]
+    arm_params = {ast.dump(n["parameters"]) for n in arm_nodes}
     assert len(arm_params) == 1
+    (shared,) = arm_params
     rviz = next(n for n in nodes if n["package"] == "rviz2")
     assert _call_name(rviz["condition"]) == "IfCondition"
     web = next(n for n in nodes if n["executable"] == "web_bridge")
     assert _call_name(web["condition"]) == "IfCondition"
     assert web["condition"].args[0].id == "web"
+    # web_bridge: the arm's parameters, then its port from the web_port argument.
+    first, port = web["parameters"].elts
+    assert isinstance(first, ast.Starred)
+    assert ast.dump(first.value) == shared
+    assert launch_source.value(port.keys[0]) == "port"
+    assert port.values[0].args[0].id == "web_port"
 
 
 def test_launch_arguments_are_declared_with_safe_defaults(launch_source: LaunchSource) -> None:
@@ -159,6 +169,7 @@ def test_launch_arguments_are_declared_with_safe_defaults(launch_source: LaunchS
     assert launch_source.value(declared["namespace"]["default"]) == ""
     assert launch_source.value(declared["web"]["default"]) == "true"
     assert launch_source.value(declared["frame_prefix"]["default"]) == "<namespace>/"
+    assert launch_source.value(declared["web_port"]["default"]) == "8080"
     assert declared["web"]["choices"] == ["true", "false"]
     assert all(entry["description"] for entry in declared.values())
     used = {launch_source.value(c.args[0]) for c in launch_source.calls_to("LaunchConfiguration")}

@@ -1165,7 +1165,11 @@ def test_bringup_starts_the_bridge_in_its_namespace() -> None:
     reader.start()
 
     def url() -> str | None:
-        found = (re.search(r"page at (http://127\.0\.0\.1:\d+/)$", line.strip()) for line in lines)
+        # The page's address says the arm's namespace (its topics are named with it).
+        found = (
+            re.search(r"page at (http://127\.0\.0\.1:\d+/)\?ns=/bridged$", line.strip())
+            for line in lines
+        )
         return next((match.group(1) for match in found if match), None)
 
     async def scenario(address: str) -> tuple[dict, dict, dict]:

@@ -132,6 +132,11 @@ def print_result(result: Any) -> None:
             f"(IK status {solve_ik_status_name(result.ik_status)})"
         )
     print(f"feasible fraction: {result.feasible_fraction:.3f}")
+    if result.total_setpoints:
+        print(
+            f"setpoints sent: {result.sent_setpoints} of {result.total_setpoints} "
+            f"({result.total_steps} IK steps planned)"
+        )
     print(f"final joints: {format_joint_state(result.final_joints)}")
 
 

@@ -15,6 +15,7 @@ ill-conditioned (rounding of 1e-16 m in the target moves the angles by up to ~1e
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -213,6 +214,21 @@ class PlanarChain:
             y += length * s
             result.append((x, y, math.atan2(s, c)))
         return result
+
+    def link_frames(self, joints: Sequence[float]) -> list[tuple[float, float, float]]:
+        """The frames of the URDF's links from the base to the tip as (x, y, heading) in the
+        base frame (m, m, rad): the base; link k on joint k's axis, turned by joints 1..k; the
+        tip. n + 2 entries, the names TF gives them (base_link, link_1 .. link_n, tool0).
+
+        `frames` gives the same positions, each turned as the link that ends there.
+
+        >>> chain = PlanarChain((1.0, 0.8))
+        >>> [tuple(round(v, 4) for v in f) for f in chain.link_frames((0.0, math.pi / 2))]
+        [(0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (1.0, 0.0, 1.5708), (1.0, 0.8, 1.5708)]
+        """
+        frames = self.frames(joints)
+        links = [(x, y, h) for (x, y, _), (_, _, h) in itertools.pairwise(frames)]
+        return [frames[0], *links, frames[-1]]
 
     def forward(self, joints: Sequence[float]) -> tuple[float, float, float]:
         """The tip's (x, y, heading) in the base frame (m, m, rad in (-pi, pi]).

@@ -218,6 +218,10 @@ class IkNode(Node):
         with self._publish_lock:
             self._closed = True
 
+    def destroy_node(self) -> None:
+        self.close()
+        super().destroy_node()
+
     def _mount_words(self) -> str:
         mount = self.target_frames.mount
         if mount is None:
@@ -540,10 +544,13 @@ class IkNode(Node):
             joints = joint_positions(request.joints, self.joint_names)
         except JointStateError as error:
             raise RefusedRequestError(_FK_STATUS_OF_PROBLEM[error.problem], str(error)) from None
-        frames = self.arm.frames(joints)
+        frames = self.arm.link_frames(joints)
         stamp = self.get_clock().now().to_msg()
         base, z = self.base_frame, self.config.plane_z
-        response.frames = frames_to_poses(frames, frame_id=base, z=z, stamp=stamp)
+        # As TF has them: the base frame itself at z = 0, the links and the tip on the plane.
+        response.frames = frames_to_poses(frames[:1], frame_id=base, stamp=stamp)
+        response.frames += frames_to_poses(frames[1:], frame_id=base, z=z, stamp=stamp)
+        response.frame_names = self.frame_names()
         tip_x, tip_y, tip_heading = frames[-1]
         fill_pose_stamped(response.tip, tip_x, tip_y, tip_heading, frame_id=base, z=z, stamp=stamp)
         response.within_limits = bool(self.arm.within_limits(joints))
@@ -566,15 +573,12 @@ class IkNode(Node):
             response.message += "; joint limits broken: " + ", ".join(outside)
 
     def frame_names(self) -> list[str]:
-        """Names of the poses in ComputeFK.frames (PlanarArm.frames), base first.
-
-        The base frame; then `link_<k>_end` for k = 1..n-1: the end of link k, on joint k+1's
-        axis, turned as link k (before joint k+1 turns); then the tip frame.
-        """
-        inner = [
-            self.config.frame(f"link_{index}_end") for index in range(1, len(self.joint_names))
+        """Names of the poses in ComputeFK.frames (`PlanarChain.link_frames`), base first: the
+        URDF's links as TF names them (base, link_1 .. link_n, tip, with the frame prefix)."""
+        links = [
+            self.config.frame(f"link_{index}") for index in range(1, len(self.joint_names) + 1)
         ]
-        return [self.base_frame, *inner, self.tip_frame]
+        return [self.base_frame, *links, self.tip_frame]
 
     # --- joint_states, markers, errors ---------------------------------------------------------
 

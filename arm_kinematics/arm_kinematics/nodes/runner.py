@@ -127,9 +127,7 @@ def _shut_down(executor: WorkerBoundExecutor, nodes: Sequence[Node]) -> bool:
     """Steps 1-3 of the module docstring for `nodes` (newest first); True if a callback was
     still running at the end (the nodes are then left as they are)."""
     # A daemon: a close() that never returns must not keep the process alive at its exit.
-    closer = threading.Thread(
-        target=_close_nodes, args=(nodes,), name="close_nodes", daemon=True
-    )
+    closer = threading.Thread(target=_close_nodes, args=(nodes,), name="close_nodes", daemon=True)
     closer.start()
     _spin_while(executor, closer.is_alive, CLOSE_TIMEOUT_S)
     if closer.is_alive():

@@ -159,12 +159,16 @@ class WebBridge(Node):
         except OSError as error:
             self.get_logger().fatal(
                 f"cannot listen on {self.settings.host}:{self.settings.port}: {error.strerror} "
-                "(another web_bridge running? choose another port with -p port:=...)"
+                "(another arm's page on this port? Give each arm its own: web_port:=8081 "
+                "with arm.launch.py, --web-port 8081 with bringup, -p port:=8081 for this node)"
             )
             raise WebBridgeStartupError() from None
         self.server.start()
         self.url = self.server.url
-        self.get_logger().info(f"page at {self.url}")
+        # The page names the arm's topics with ?ns= (it may talk to another bridge too).
+        namespace = self.get_namespace()
+        page = self.url if namespace == "/" else f"{self.url}?ns={namespace}"
+        self.get_logger().info(f"page at {page}")
         self.get_logger().info(f"rosbridge v2 WebSocket at ws{self.url[4:]}ws")
 
     # --- Dispatcher: runs on the server's loop thread, never blocks ----------------------------

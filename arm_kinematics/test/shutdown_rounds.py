@@ -1,0 +1,189 @@
+"""One shutdown round: an arm started, a goal in flight, the arm stopped by a signal; what the
+client and the processes saw. Shared by test_shutdown.py and bench/bench_shutdown.py.
+
+Layouts: "bringup" (one process, its process group signalled, as Ctrl-C in a terminal does) and
+"separate" (one process per node, as `ros2 launch` runs them; each signalled, as launch does).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+
+from action_msgs.msg import GoalStatus
+from ros_helpers import (
+    DEFAULT_CONFIG,
+    DEFAULT_TIMEOUT_S,
+    PACKAGE_DIR,
+    RosGraph,
+    installed_executable,
+    start_node_process,
+    wait_for,
+)
+
+from arm_kinematics.config import ArmConfig
+from arm_kinematics.rclpy_compat.action_client import ActionClient
+from arm_kinematics_interfaces.action import MoveArm
+
+CONFIG_3R = PACKAGE_DIR / "config" / "arm_3r.yaml"  # its reachable region takes seconds
+SEPARATE_NODES = ("hardware_node", "ik_node", "trajectory_node", "web_bridge")
+RELEASED = "servos released (PWM off)"
+
+
+@dataclass
+class Round:
+    """What one round saw: exit codes, the seconds from the signal to the last exit, the
+    client's goal status and result (None when no result came), the last feedback."""
+
+    codes: dict[str, int | None]
+    exit_s: float
+    goal_status: int | None
+    result: MoveArm.Result | None
+    last_feedback: MoveArm.Feedback | None
+    outputs: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def released(self) -> bool:
+        return any(RELEASED in text for text in self.outputs.values())
+
+
+class Arm:
+    """The arm's processes in one layout, in namespace `namespace`, with their output."""
+
+    def __init__(self, layout: str, namespace: str) -> None:
+        self.layout = layout
+        ns_args = ["-r", f"__ns:=/{namespace}"]
+        if layout == "bringup":
+            commands = {
+                "bringup": [
+                    installed_executable("bringup"),
+                    "--namespace",
+                    namespace,
+                    "--web-port",
+                    "0",
+                ]
+            }
+        else:
+            commands = {}
+            for name in SEPARATE_NODES:
+                extra = ["-p", "port:=0"] if name == "web_bridge" else []
+                commands[name] = [
+                    installed_executable(name),
+                    "--ros-args",
+                    "--params-file",
+                    str(CONFIG_3R),
+                    "-p",
+                    f"frame_prefix:={namespace}/",
+                    *extra,
+                    *ns_args,
+                ]
+        self.processes = {name: start_node_process(*cmd) for name, cmd in commands.items()}
+        self.lines: dict[str, list[str]] = {name: [] for name in commands}
+        for name, process in self.processes.items():
+            threading.Thread(
+                target=lambda p=process, out=self.lines[name]: out.extend(p.stdout), daemon=True
+            ).start()
+
+    def signal(self, signum: int) -> None:
+        for process in self.processes.values():
+            if self.layout == "bringup":
+                os.killpg(process.pid, signum)  # Ctrl-C in a terminal: the whole group
+            else:
+                process.send_signal(signum)  # ros2 launch signals each of its processes
+
+    def wait(self, timeout: float) -> dict[str, int | None]:
+        deadline = time.monotonic() + timeout
+        codes: dict[str, int | None] = {}
+        for name, process in self.processes.items():
+            try:
+                codes[name] = process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                codes[name] = None
+        return codes
+
+    def kill(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+    def outputs(self) -> dict[str, str]:
+        return {name: "".join(lines) for name, lines in self.lines.items()}
+
+
+def goal_to(layout: str, namespace: str) -> MoveArm.Goal:
+    """A slow straight line from the arm's home pose that lasts seconds: still running when the
+    signal comes (the end: joint 1 turned 15 degrees from home)."""
+    config = ArmConfig.from_file(DEFAULT_CONFIG if layout == "bringup" else CONFIG_3R)
+    arm = config.make_arm()
+    home = [joint.home for joint in config.joints]
+    home[0] += math.radians(15.0)
+    x, y, _ = arm.forward(home)
+    goal = MoveArm.Goal(mode=MoveArm.Goal.LINEAR, speed=0.01)
+    goal.target.header.frame_id = f"{namespace}/base_link"
+    goal.target.pose.position.x = x
+    goal.target.pose.position.y = y
+    goal.target.pose.orientation.w = 1.0
+    return goal
+
+
+def shutdown_round(
+    graph: RosGraph, layout: str, signum: int, namespace: str, feedback_before: int = 3
+) -> Round:
+    """Start the arm, send a goal, signal after `feedback_before` feedback messages."""
+    arm = Arm(layout, namespace)
+    node = graph.node(f"shutdown_client_{namespace}")
+    client = ActionClient(node, MoveArm, f"/{namespace}/move_arm")
+    feedback: list[MoveArm.Feedback] = []
+    try:
+        wait_for(lambda: client.wait_for_server(timeout_sec=0.1), what="the move_arm server")
+        goal = goal_to(layout, namespace)
+        sent = client.send_goal_async(goal, lambda f: feedback.append(f.feedback))
+        handle = wait_for(lambda: sent.done() and sent.result(), what="the goal response")
+        assert handle.accepted
+        result_future = handle.get_result_async()
+        wait_for(lambda: len(feedback) >= feedback_before or result_future.done(), what="feedback")
+        assert not result_future.done(), result_future.result()
+        signalled = time.monotonic()
+        arm.signal(signum)
+        codes = arm.wait(DEFAULT_TIMEOUT_S)
+        exit_s = time.monotonic() - signalled
+        try:
+            answer = wait_for(lambda: result_future.done() and result_future.result(), 5.0)
+            goal_status, result = answer.status, answer.result
+        except AssertionError:  # no result came
+            goal_status, result = None, None
+    finally:
+        arm.kill()
+        graph.remove(node)
+    return Round(codes, exit_s, goal_status, result, feedback[-1], arm.outputs())
+
+
+def check_round(outcome: Round) -> list[str]:
+    """What a round got wrong (empty when it did everything the shutdown promises)."""
+    problems = []
+    for name, code in outcome.codes.items():
+        if code != 0:
+            problems.append(f"{name} exited {code}")
+    if outcome.result is None:
+        problems.append("the client got no result")
+        return problems
+    if outcome.goal_status != GoalStatus.STATUS_ABORTED:
+        problems.append(f"goal status {outcome.goal_status}, not ABORTED")
+    result, last = outcome.result, outcome.last_feedback
+    if result.status != MoveArm.Result.SHUTDOWN:
+        problems.append(f"result status {result.status}, not SHUTDOWN")
+    if result.total_setpoints != last.total_steps:
+        problems.append(f"{result.total_setpoints} setpoints in all, feedback {last.total_steps}")
+    if not last.step <= result.sent_setpoints < result.total_setpoints:
+        problems.append(f"{result.sent_setpoints} sent, feedback had {last.step}")
+    if result.total_steps == 0:
+        problems.append("total_steps 0 for a planned goal")
+    if not outcome.released:
+        problems.append("no 'servos released' line")
+    return problems

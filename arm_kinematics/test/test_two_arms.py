@@ -1,0 +1,101 @@
+"""Two bringups on one machine, as the README starts them: each page answers for its own arm.
+
+The README's two `bringup --namespace ...` lines are read from the README; the test gives them
+free ports in place of 8080 and 8081 (those may be taken on a machine that runs a demo), the
+only change.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import socket
+import threading
+
+import aiohttp
+from ros_helpers import (
+    DEFAULT_TIMEOUT_S,
+    PACKAGE_DIR,
+    installed_executable,
+    start_node_process,
+    stop_process,
+    wait_for,
+)
+from test_web_bridge_protocol import REACHABLE, Client, run, solve_ik_call
+
+from arm_kinematics_interfaces.srv import SolveIK
+
+README = PACKAGE_DIR.parent / "README.md"
+
+
+def readme_bringup_lines() -> list[list[str]]:
+    """The arguments of the README's two-arm `bringup --namespace` lines."""
+    text = README.read_text()
+    section = text[text.index("### Two arms on one machine") :]
+    section = section[: section.index("\n### ", 5)]
+    lines = [line.split(" #", 1)[0] for line in section.splitlines()]
+    return [shlex.split(line)[1:] for line in lines if re.match(r"bringup --namespace", line)]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_two_bringups_as_the_readme_starts_them_each_serve_their_page() -> None:
+    commands = readme_bringup_lines()
+    assert len(commands) == 2, commands
+    assert "--web-port" not in commands[0]  # the first arm keeps the default port
+    assert commands[1][commands[1].index("--web-port") + 1] == "8081"
+    processes, outputs, ports = [], [], []
+    for args in commands:
+        port = free_port()
+        if "--web-port" in args:  # the README's 8081 becomes a free port
+            at = args.index("--web-port")
+            args = args[:at] + args[at + 2 :]
+        args = [str(PACKAGE_DIR.parent / a) if a.endswith(".yaml") else a for a in args]
+        lines: list[str] = []
+        process = start_node_process(
+            installed_executable("bringup"), *args, "--web-port", str(port)
+        )
+        threading.Thread(
+            target=lambda p=process, out=lines: out.extend(p.stdout), daemon=True
+        ).start()
+        processes.append(process)
+        outputs.append(lines)
+        ports.append(port)
+    namespaces = [args[args.index("--namespace") + 1] for args in commands]
+
+    def page_url(lines: list[str], port: int, namespace: str) -> str | None:
+        wanted = f"page at http://127.0.0.1:{port}/?ns=/{namespace}"
+        return wanted if any(wanted in line for line in list(lines)) else None
+
+    async def answers(port: int, namespace: str) -> tuple[int, dict]:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://127.0.0.1:{port}/?ns=/{namespace}") as page:
+                status = page.status
+            async with session.ws_connect(f"http://127.0.0.1:{port}/ws") as ws:
+                client = Client(ws)
+                call = solve_ik_call(*REACHABLE, "solve")
+                call["service"] = f"/{namespace}/solve_ik"
+                call["args"]["target"]["header"]["frame_id"] = f"{namespace}/base_link"
+                await client.send(call)
+                return status, await client.answer("service_response", "solve")
+
+    try:
+        for lines, port, namespace in zip(outputs, ports, namespaces, strict=True):
+            wait_for(
+                lambda lines=lines, port=port, namespace=namespace: page_url(
+                    lines, port, namespace
+                ),
+                what=f"{namespace}'s page URL",
+            )
+        for port, namespace in zip(ports, namespaces, strict=True):
+            status, response = run(answers(port, namespace))
+            assert status == 200
+            assert response["result"] is True
+            assert response["values"]["status"] == SolveIK.Response.OK, response
+    finally:
+        codes = [stop_process(process, DEFAULT_TIMEOUT_S)[0] for process in processes]
+    assert codes == [0, 0], ["".join(lines) for lines in outputs]
