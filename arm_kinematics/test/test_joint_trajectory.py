@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arm_kinematics.config import ArmConfig
-from arm_kinematics.kinematics.joint_trajectory import (
+from arm_kinematics.kinematics.planning.joint_trajectory import (
     JointTrajectoryError,
     check_joint_trajectory,
 )

@@ -27,7 +27,7 @@ from arm_kinematics.kinematics import (
     first_joint_jump,
     plan_line,
 )
-from arm_kinematics.kinematics.joint_plan import joint_move_duration, joint_setpoints
+from arm_kinematics.kinematics.planning.joint_plan import joint_move_duration, joint_setpoints
 
 PERIOD = 0.02
 LIMIT = math.radians(120.0)

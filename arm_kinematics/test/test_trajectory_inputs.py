@@ -20,7 +20,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from arm_kinematics.config import ArmConfig, MountConfig
 from arm_kinematics.kinematics import IkAnswers, chain_solver
-from arm_kinematics.kinematics.joint_trajectory import TimedJointPath
+from arm_kinematics.kinematics.planning.joint_trajectory import TimedJointPath
 from arm_kinematics.nodes.messages import joint_state
 from arm_kinematics.nodes.trajectory import cartesian
 from arm_kinematics.nodes.trajectory.goals import Admission, Move, Result, TrajectoryMove, validate

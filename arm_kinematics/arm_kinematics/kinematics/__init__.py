@@ -11,14 +11,14 @@ checks in their order of precedence), then for planning `line` (a straight tool 
 """
 
 from .angles import TAU, wrap_angle
-from .arm import HEADING_MATCH_TOLERANCE, PlanarArm
-from .chain import LIMIT_TOLERANCE, PlanarChain
-from .ik_answers import IkAnswers, SolvePoints, chain_solver
-from .joint_path import Setpoints, first_joint_jump, unwrap_path
-from .joint_plan import joint_move_duration, joint_setpoints
-from .line import LinePath
-from .planning import LinePlan, plan_line
-from .polyline import PolylinePlan, plan_polyline, polyline_paths, polyline_step_counts
+from .planar.arm import HEADING_MATCH_TOLERANCE, PlanarArm
+from .planar.chain import LIMIT_TOLERANCE, PlanarChain
+from .planning.ik_answers import IkAnswers, SolvePoints, chain_solver
+from .planning.joint_path import Setpoints, first_joint_jump, unwrap_path
+from .planning.joint_plan import joint_move_duration, joint_setpoints
+from .planning.line import LinePath
+from .planning.line_plan import LinePlan, plan_line
+from .planning.polyline import PolylinePlan, plan_polyline, polyline_paths, polyline_step_counts
 from .types import BRANCH_NAMES, Branch, IkResult, IkStatus, PlanStatus
 
 __all__ = [

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .arm import PlanarArm
+from .planar.arm import PlanarArm
 from .types import IkStatus
 
 DEFAULT_CELLS_ACROSS_REACH = 100

@@ -21,7 +21,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.frames import FrameError, TargetFrames
-from arm_kinematics.kinematics.joint_trajectory import (
+from arm_kinematics.kinematics.planning.joint_trajectory import (
     JointTrajectoryError,
     TimedJointPath,
     check_joint_trajectory,

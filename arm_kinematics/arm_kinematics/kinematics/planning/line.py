@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .angles import wrap_angle
+from ..angles import wrap_angle
 
 
 def checked_pose(value: Any, name: str) -> tuple[float, ...]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .angles import TAU, wrap_angle
+from ..angles import TAU, wrap_angle
 
 
 def triangle_cosine(a: float, b: float, opposite: float) -> float:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ..types import Branch
 from .chain import CONTINUOUS, joint_motion
-from .types import Branch
 
 Joints = tuple[float, ...]
 

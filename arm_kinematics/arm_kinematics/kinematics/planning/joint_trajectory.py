@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .chain import LIMIT_TOLERANCE
+from ..planar.chain import LIMIT_TOLERANCE
 
 _SPEED_SLACK = 1e-9  # relative: rounding of positions and times, not a real excess
 _AT_START_RAD = 1e-6  # a first point at time 0 must be this close to the current pose

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .angles import TAU, wrap_angle
+from ..angles import TAU, wrap_angle
 
 LIMIT_TOLERANCE = 1e-9
 """rad: an angle this close outside a joint limit counts as within it (rounding; not clamped)."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .angles import wrap_angle
-from .types import Branch
+from ..angles import wrap_angle
+from ..types import Branch
 
 
 def degrees_text(angle: float) -> str:

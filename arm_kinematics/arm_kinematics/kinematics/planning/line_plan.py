@@ -43,11 +43,11 @@ from typing import Any
 
 import numpy as np
 
-from .arm import PlanarArm
+from ..planar.arm import PlanarArm
+from ..types import IkStatus, PlanStatus
 from .ik_answers import IkAnswers, SolvePoints, chain_solver
 from .joint_path import Setpoints, first_joint_jump, unwrap_path
 from .line import LinePath, checked_pose
-from .types import IkStatus, PlanStatus
 
 #: Setpoints are timed with this share of each joint velocity limit, a little headroom for the
 #: joints not being linear between plan points; the plan's own `times` use the full limits.

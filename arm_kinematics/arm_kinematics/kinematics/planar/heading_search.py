@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from .angles import TAU
+from ..angles import TAU
 
 HEADING_SAMPLES = 48
 """Samples per reachable heading interval before the refinement."""

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .arm import PlanarArm
+from ..planar.arm import PlanarArm
 from .joint_path import Setpoints
 
 

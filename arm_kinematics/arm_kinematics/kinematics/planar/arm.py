@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from .angles import wrap_angle
+from ..angles import wrap_angle
+from ..types import Branch, IkResult, IkStatus
 from .branches import choose_branch, joint_distance
 from .chain import LIMIT_TOLERANCE, PlanarChain, as_number
 from .closed_form import (
@@ -59,7 +60,6 @@ from .explain import (
     wrong_elbow_heading_text,
 )
 from .heading_search import narrow_windows, search_heading
-from .types import Branch, IkResult, IkStatus
 
 HEADING_MATCH_TOLERANCE = 1e-10
 """m: a 2R arm meets a requested heading h at (x, y) when the elbow point (x, y) - L2 (cos h,

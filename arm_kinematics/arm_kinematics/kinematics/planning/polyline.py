@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from .arm import PlanarArm
+from ..planar.arm import PlanarArm
+from ..types import IkStatus
 from .joint_path import Setpoints
 from .line import LinePath, checked_pose
-from .planning import LinePlan, TimedPlan, plan_line
-from .types import IkStatus
+from .line_plan import LinePlan, TimedPlan, plan_line
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .arm import PlanarArm
+from ..planar.arm import PlanarArm
 
 
 @dataclass(frozen=True)

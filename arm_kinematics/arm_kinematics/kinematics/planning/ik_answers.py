@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arm import PlanarArm
-from .types import Branch, IkResult
+from ..planar.arm import PlanarArm
+from ..types import Branch, IkResult
 
 
 @dataclass(frozen=True)
