@@ -50,11 +50,23 @@ fi
 # 2. The ros wheels' cmake exports name the wheel build machine's paths; point them at this venv.
 "$py" "$root/scripts/fix_cmake_paths.py" "$venv"
 
-# 3. Build both packages.
+# 3. Build the two packages, and pypi_route/control_msgs: the interfaces of control_msgs that the
+# nodes serve, which PyPI lacks. pypi_route/COLCON_IGNORE hides it from a ROS workspace's
+# colcon and rosdep (there the real control_msgs comes through its rosdep key), so it is named
+# here by its own path. It changes only with its own files or the ROS wheels: when neither did,
+# colcon skips it (its no-op cmake build and install would double the seconds of this step).
+control_msgs_src="$root/pypi_route/control_msgs"
+control_msgs_stamp="$root/install/control_msgs/.pypi_route.sha256"
+control_msgs_want="$(cd "$control_msgs_src" && { find . -type f -print0 | sort -z | xargs -0 sha256sum; echo "$want"; } | sha256sum | cut -d' ' -f1)"
+skip=()
+if [ "$(cat "$control_msgs_stamp" 2>/dev/null)" = "$control_msgs_want" ]; then
+  skip=(--packages-skip control_msgs)
+fi
 # shellcheck source=scripts/env.sh
 source "$root/scripts/env.sh" --no-install
 log "colcon build"
-colcon --log-base "$root/log" build --base-paths "$root" --build-base "$root/build" \
-  --install-base "$root/install" --symlink-install \
+colcon --log-base "$root/log" build --base-paths "$root" "$control_msgs_src" "${skip[@]}" \
+  --build-base "$root/build" --install-base "$root/install" --symlink-install \
   --event-handlers console_direct- console_stderr- status- summary+ \
   --cmake-args -DPython3_EXECUTABLE="$py" -DBUILD_TESTING=OFF -Wno-dev >&2
+echo "$control_msgs_want" > "$control_msgs_stamp"
