@@ -19,7 +19,9 @@ from .planning.joint_plan import joint_move_duration, joint_setpoints
 from .planning.line import LinePath
 from .planning.line_plan import LinePlan, plan_line
 from .planning.polyline import PolylinePlan, plan_polyline, polyline_paths, polyline_step_counts
-from .types import BRANCH_NAMES, Branch, IkResult, IkStatus, PlanStatus
+from .spatial.arm import SpatialArm
+from .spatial.model import SpatialChain, ToolPose, outward_angles, outward_rotation
+from .types import BRANCH_NAMES, Branch, IkResult, IkStatus, PlanStatus, branch_of
 
 __all__ = [
     "BRANCH_NAMES",
@@ -38,10 +40,16 @@ __all__ = [
     "PolylinePlan",
     "Setpoints",
     "SolvePoints",
+    "SpatialArm",
+    "SpatialChain",
+    "ToolPose",
+    "branch_of",
     "chain_solver",
     "first_joint_jump",
     "joint_move_duration",
     "joint_setpoints",
+    "outward_angles",
+    "outward_rotation",
     "plan_line",
     "plan_polyline",
     "polyline_paths",

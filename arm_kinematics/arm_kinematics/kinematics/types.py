@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import operator
 from enum import IntEnum
 from typing import NamedTuple
 
 
 class IkStatus(IntEnum):
-    """Outcome of one IK solve; the values equal the SolveIK.srv status constants 0..6.
+    """Outcome of one IK solve; the values equal the SolveIK.srv status constants (0..6, 10).
 
     >>> IkStatus(2).name, IkStatus.SINGULAR <= IkStatus.SINGULAR < IkStatus.TOO_FAR
     ('TOO_FAR', True)
@@ -20,6 +21,8 @@ class IkStatus(IntEnum):
     JOINT_LIMIT = 4  # reachable, but every candidate breaks a joint limit
     ORIENTATION_UNREACHABLE = 5  # position reachable, requested heading not
     INVALID_INPUT = 6  # NaN, infinity, wrong length of `current`, unknown branch, n > 3
+    # 7..9 are the IK service's own request checks (WRONG_FRAME, OFF_PLANE, INVALID_ORIENTATION)
+    YAW_LIMIT = 10  # spatial arms: the target's direction is outside the yaw joint's range
 
 
 class Branch(IntEnum):
@@ -46,6 +49,25 @@ class Branch(IntEnum):
             if member is not None:
                 return member
         raise ValueError(f"unknown branch {name!r}: expected one of {', '.join(BRANCH_NAMES)}")
+
+
+def branch_of(value: object) -> Branch | None:
+    """The Branch of a valid int value (numpy's too) or a branch name; None when invalid.
+
+    >>> branch_of(2), branch_of("closest"), branch_of(7), branch_of(True)
+    (<Branch.ELBOW_DOWN: 2>, <Branch.CLOSEST: 0>, None, None)
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            return Branch.from_name(value)
+        except ValueError:
+            return None
+    try:
+        return Branch(operator.index(value))
+    except (TypeError, ValueError):
+        return None
 
 
 BRANCH_NAMES: tuple[str, ...] = tuple(branch.name.lower() for branch in Branch)

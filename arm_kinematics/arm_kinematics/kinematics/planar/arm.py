@@ -33,10 +33,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from ..angles import wrap_angle
-from ..types import Branch, IkResult, IkStatus
+from ..types import Branch, IkResult, IkStatus, branch_of
 from .branches import choose_branch, joint_distance
 from .chain import LIMIT_TOLERANCE, PlanarChain, as_number
 from .closed_form import (
@@ -50,6 +48,7 @@ from .explain import (
     heading_mismatch_text,
     heading_note_text,
     limit_failure_text,
+    link_angle_text,
     no_heading_text,
     orientation_3r_text,
     singular_text,
@@ -142,7 +141,7 @@ class PlanarArm(PlanarChain):
         if not (math.isfinite(x) and math.isfinite(y)):
             return _invalid(f"target ({x}, {y}) must be finite (m)")
         if not isinstance(branch, Branch):
-            checked_branch = _branch_of(branch)
+            checked_branch = branch_of(branch)
             if checked_branch is None:
                 return _invalid(
                     f"unknown branch {branch!r}: expected "
@@ -301,10 +300,15 @@ class PlanarArm(PlanarChain):
         if joints is None:
             return None
         violation = self.limit_violation(joints)
-        if violation is None:
-            return "a joint outside its limits"
-        index, angle = violation
-        return violation_text(self.joint_names[index], angle, self.joint_limits[index])
+        if violation is not None:
+            index, angle = violation
+            return violation_text(self.joint_names[index], angle, self.joint_limits[index])
+        link = self.link_angle_violation(joints)
+        if link is not None and self.link_angle_limits is not None:
+            index, angle = link
+            names = self.joint_names[: index + 1]
+            return link_angle_text(names, angle, self.link_angle_limits[index])
+        return "a joint outside its limits"
 
     # --- 3R without a heading ---------------------------------------------------------------
 
@@ -359,7 +363,7 @@ class PlanarArm(PlanarChain):
         if elbows is None:
             return -math.inf
         up, down, _ = elbows
-        return max(self.limit_margin(up), self.limit_margin(down)) + LIMIT_TOLERANCE
+        return max(self.best_limit_margin(up), self.best_limit_margin(down)) + LIMIT_TOLERANCE
 
     # --- many targets -----------------------------------------------------------------------
 
@@ -415,23 +419,6 @@ class PlanarArm(PlanarChain):
 
 def _invalid(reason: str) -> IkResult:
     return IkResult(IkStatus.INVALID_INPUT, None, "INVALID_INPUT: " + reason)
-
-
-def _branch_of(value: Any) -> Branch | None:
-    """The Branch for a valid int value or a branch name; None when invalid."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | np.integer):
-        try:
-            return Branch(int(value))
-        except ValueError:
-            return None
-    if isinstance(value, str):
-        try:
-            return Branch.from_name(value)
-        except ValueError:
-            return None
-    return None
 
 
 def _ring_failure(x: float, y: float, r: float, ring: tuple[float, float]) -> IkResult:

@@ -96,6 +96,10 @@ class PlanarChain:
         edge_tolerance: metres; a target (wrist point for 3R) this close outside the reachable
             ring is solved on its edge and flagged SINGULAR.
         joint_names: optional names used in messages ("joint 1".. by default).
+        link_angle_limits: None, or per joint None or a `(min, max)` pair (radians) that bounds
+            the link's absolute angle, the sum of joints 1..i (a servo that sets a link's angle
+            through a parallelogram linkage instead of its joint). Checked wherever the joint
+            limits are.
 
     Raises:
         ValueError: naming the bad value.
@@ -116,6 +120,7 @@ class PlanarChain:
         singularity_margin: float = 0.02,
         edge_tolerance: float = 1e-6,
         joint_names: Sequence[str] | None = None,
+        link_angle_limits: Sequence[tuple[float, float] | None] | None = None,
     ) -> None:
         lengths = _checked_lengths(link_lengths)
         n = len(lengths)
@@ -160,6 +165,13 @@ class PlanarChain:
             if len(names) != n:
                 raise ValueError(f"joint_names {joint_names!r} must give {n} names")
         self.joint_names: tuple[str, ...] = names
+        self.link_angle_limits: tuple[tuple[float, float], ...] | None = None
+        """(min, max) of each link's absolute angle (sum of joints 1..i), radians, or None."""
+        if link_angle_limits is not None:
+            checked = _checked_limits(link_angle_limits, n)
+            if any(pair != (-math.inf, math.inf) for pair in checked):
+                self.link_angle_limits = checked
+                self.has_limits = True
 
     def __repr__(self) -> str:
         return (
@@ -278,9 +290,12 @@ class PlanarChain:
         (True, False)
         """
         values = self.checked_joints(joints)
-        return all(
-            lo - LIMIT_TOLERANCE <= q <= hi + LIMIT_TOLERANCE
-            for q, (lo, hi) in zip(values, self.joint_limits, strict=True)
+        return (
+            all(
+                lo - LIMIT_TOLERANCE <= q <= hi + LIMIT_TOLERANCE
+                for q, (lo, hi) in zip(values, self.joint_limits, strict=True)
+            )
+            and self.link_angle_violation(values) is None
         )
 
     def joint_delta(self, from_joints: Sequence[float], to_joints: Sequence[float]) -> tuple:
@@ -350,7 +365,47 @@ class PlanarChain:
                 margin = q - lo
             if hi - q < margin:
                 margin = hi - q
+        if self.link_angle_limits is not None:
+            angle = 0.0
+            for q, (lo, hi) in zip(joints, self.link_angle_limits):  # noqa: B905
+                angle += q
+                margin = min(margin, angle - lo, hi - angle)
         return margin
+
+    def best_limit_margin(self, joints: Sequence[float]) -> float:
+        """`limit_margin` of `joints` (rad) with each limited joint first moved by k * 2 pi
+        nearest the middle of its limits: the largest margin any 2 pi shift gives, which a
+        search can climb even where the angle as computed lies a turn away from its limits.
+
+        >>> chain = PlanarChain((1.0, 0.8), [(0.2, 3.3), (-1.0, 1.0)])
+        >>> joints = (-3.0, 0.5)
+        >>> round(chain.limit_margin(joints), 3), round(chain.best_limit_margin(joints), 3)
+        (-3.2, 0.017)
+        """
+        if not self.shifts_can_fit:
+            return self.limit_margin(joints)
+        shifted = [
+            q if kind == CONTINUOUS else q + round(((lo + hi) / 2.0 - q) / TAU) * TAU
+            for q, (lo, hi), kind in zip(joints, self.joint_limits, self.joint_kinds, strict=True)
+        ]
+        return self.limit_margin(shifted)
+
+    def link_angle_violation(self, joints: Sequence[float]) -> tuple[int, float] | None:
+        """(index, absolute angle) of the first link whose angle (sum of joints 1..i, rad) is
+        outside its `link_angle_limits` (LIMIT_TOLERANCE of slack), or None.
+
+        >>> chain = PlanarChain((1.0, 0.8), link_angle_limits=[None, (-0.5, 0.5)])
+        >>> chain.link_angle_violation((0.4, 0.3)), chain.link_angle_violation((0.4, -0.3))
+        ((1, 0.7), None)
+        """
+        if self.link_angle_limits is None:
+            return None
+        angle = 0.0
+        for index, (q, (lo, hi)) in enumerate(zip(joints, self.link_angle_limits, strict=True)):
+            angle += q
+            if not lo - LIMIT_TOLERANCE <= angle <= hi + LIMIT_TOLERANCE:
+                return index, angle
+        return None
 
     def limit_violation(self, joints: Sequence[float]) -> tuple[int, float] | None:
         """(index, angle) of the first joint that no 2 pi shift brings into its limits, or None.

@@ -170,6 +170,21 @@ def orientation_3r_text(
     )
 
 
+def link_angle_text(joint_names: Sequence[str], angle: float, limits: tuple[float, float]) -> str:
+    """A link whose absolute angle (the sum of `joint_names`' angles, rad) is outside the
+    `limits` (rad) a parallelogram servo's travel gives it.
+
+    >>> link_angle_text(("shoulder", "elbow"), math.radians(100), (-1.0, 1.0))
+    "the angle of elbow's link (shoulder + elbow) = 100.00 deg, outside [-57.30 deg, 57.30 deg] (its servo's travel)"
+    """  # noqa: E501
+    lo, hi = limits
+    return (
+        f"the angle of {joint_names[-1]}'s link ({' + '.join(joint_names)}) = "
+        f"{degrees_text(angle)}, outside [{degrees_text(lo)}, {degrees_text(hi)}] "
+        "(its servo's travel)"
+    )
+
+
 def limit_failure_text(
     branch: Branch,
     up_violation: str | None,

@@ -1,0 +1,449 @@
+"""`SpatialArm`: the spatial chain of `model.py` plus its inverse kinematics.
+
+A target (x, y, z) in the base frame is reached from one side of the yaw axis: from the front
+(yaw = psi = atan2(y, x), the chain leaning toward the target) or over the back (yaw = psi + pi,
+the chain bent backwards), each only where its yaw fits the yaw joint's limits. On each side the
+vertical plane is solved by the planar core (`PlanarArm.solve`: both elbows, the branch rules,
+the 3R heading search, limits, SINGULAR), the back one on the chain seen from behind
+(`SpatialChain.mirror`), so "elbow up" always means the elbow above the shoulder-wrist line.
+
+`solve` runs the checks in this order of precedence:
+
+1. INVALID_INPUT: a target, pitch or roll that is not a finite number, a roll without a pitch,
+   a `current` of the wrong length or not finite, an unknown branch.
+2. YAW_LIMIT: neither side's yaw fits the yaw joint's limits (the target's direction is out of
+   the yaw's range, also over the back).
+3. ORIENTATION_UNREACHABLE (roll): without a wrist roll the tool's roll is 0 from the front and
+   pi over the back; another roll is refused, naming both.
+4. Each side's planar solve (TOO_FAR / TOO_CLOSE, ORIENTATION_UNREACHABLE, JOINT_LIMIT; then a
+   requested roll within the roll joint's limits); when no side solves, the answer of the side
+   that came nearest to a solution (in that order; the front on a tie), naming the other.
+5. The side: with `current`, the least joint motion (the yaw's included); without, the front,
+   over the back only when the front has no solution; MAX_LIMIT_MARGIN the largest margin.
+6. SINGULAR: the planar solve's, or the tool within `singularity_margin * reach` of the yaw axis
+   (the yaw turns fast there). On the yaw axis itself (within edge_tolerance) the direction is
+   undefined: the yaw stays at `current`'s (else 0, or the middle of its limits), and the answer
+   says so.
+
+Targets are metres in the base frame; pitch and roll radians in the outward convention
+(`model.outward_angles`: pitch above the horizontal, pointing away from the yaw axis).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..angles import wrap_angle
+from ..planar.branches import joint_distance
+from ..planar.chain import CONTINUOUS, as_number, shift_range
+from ..types import Branch, IkResult, IkStatus, branch_of
+from . import explain
+from .model import SpatialChain, outward_angles
+
+ROLL_MATCH_TOLERANCE = 1e-9
+"""rad: how close a requested roll must be to 0 or pi on an arm without a wrist roll."""
+_ORDER = (
+    IkStatus.INVALID_INPUT,
+    IkStatus.TOO_FAR,
+    IkStatus.TOO_CLOSE,
+    IkStatus.ORIENTATION_UNREACHABLE,
+    IkStatus.JOINT_LIMIT,
+)
+"""Failure statuses from farthest to nearest to a solution, for choosing which side reports."""
+
+Joints = tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One way to face the target: the yaw (rad, within its limits) and whether the chain
+    reaches over the back (then `planar_x` is measured in the mirrored plane)."""
+
+    name: str  # "front", "back" or "axis"
+    yaw: float
+    back: bool
+    planar_x: float  # the target ahead of the shoulder in the (possibly mirrored) plane, m
+
+    @property
+    def tool_roll(self) -> float:
+        """The roll of the tool with the roll joint at 0: 0 from the front, pi over the back."""
+        return math.pi if self.back else 0.0
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A side and what the planar solve (and the roll) answered there: joints in joint order."""
+
+    side: Side
+    result: IkResult
+
+
+class SpatialArm(SpatialChain):
+    """A spatial arm with closed-form IK (the model, its arguments and attributes: see
+    `SpatialChain`).
+
+    The reference: links 0.1 and 0.08 m, the shoulder 0.05 m up; the target 0.1 m along +y and
+    0.08 m above the shoulder is reached with the yaw at 90 deg: elbow down with link 1
+    level and link 2 straight up, or elbow up.
+
+    >>> arm = SpatialArm((0.1, 0.08), shoulder_height=0.05)
+    >>> result = arm.solve(0.0, 0.1, 0.13, branch=Branch.ELBOW_DOWN)
+    >>> result.status, [round(math.degrees(q), 6) + 0.0 for q in result.joints]
+    (<IkStatus.OK: 0>, [90.0, 0.0, 90.0])
+    >>> [round(math.degrees(q), 3) for q in result.alternative]  # elbow up
+    [90.0, 77.32, -90.0]
+    >>> [round(v, 9) for v in arm.forward(result.joints).position]
+    [0.0, 0.1, 0.13]
+    """
+
+    # --- one target -----------------------------------------------------------------------
+
+    def solve(
+        self,
+        x: float,
+        y: float,
+        z: float,
+        pitch: float | None = None,
+        roll: float | None = None,
+        branch: Branch | int = Branch.CLOSEST,
+        current: Sequence[float] | None = None,
+    ) -> IkResult:
+        """Joint angles (rad, joint order) that put the tool point at (x, y, z) (m, base
+        frame), optionally with the tool's `pitch` and then `roll` (rad, outward convention).
+        Never raises: bad numbers give INVALID_INPUT. The checks and their order: the module
+        docstring.
+
+        >>> arm = SpatialArm((0.1, 0.08, 0.04), [(-2.0, 2.0), None, None, None])
+        >>> down = arm.solve(0.12, 0.0, -0.02, pitch=-math.pi / 2)
+        >>> down.status.name, round(math.degrees(arm.forward(down.joints).pitch), 6)
+        ('OK', -90.0)
+        >>> arm.solve(-0.12, 0.0, 0.0).message.startswith("OK: reaching over the back")
+        True
+        >>> arm.solve(1.0, 0.0, 0.0).status.name, arm.solve(0.1, float("nan"), 0.0).status.name
+        ('TOO_FAR', 'INVALID_INPUT')
+        """
+        checked = self._checked_request(x, y, z, pitch, roll, branch, current)
+        if isinstance(checked, IkResult):
+            return checked
+        return self._solve(*checked)
+
+    def solve_rotation(
+        self,
+        x: float,
+        y: float,
+        z: float,
+        rotation: Any,
+        branch: Branch | int = Branch.CLOSEST,
+        current: Sequence[float] | None = None,
+    ) -> IkResult:
+        """`solve` for a whole tool orientation: `rotation` (3x3, base frame). The arm meets it
+        only when its x axis lies in the target's vertical plane (pitch and roll then say it
+        all); else ORIENTATION_UNREACHABLE, naming the nearest orientation the joints give and
+        how far off it is (the turn about the tool's z axis that no joint gives).
+
+        >>> from arm_kinematics.kinematics.spatial.rotations import rot_y, rot_z
+        >>> arm = SpatialArm((0.1, 0.08, 0.04), has_roll=False)
+        >>> arm.solve_rotation(0.12, 0.0, 0.0, rot_y(0.3)).status.name
+        'OK'
+        >>> arm.solve_rotation(0.12, 0.0, 0.0, rot_z(0.2)).message[:62]
+        'ORIENTATION_UNREACHABLE: the tool would have to turn 11.46 deg'
+        """
+        matrix = _checked_rotation(rotation)
+        if matrix is None:
+            return _invalid("rotation must be a 3x3 rotation matrix of finite numbers")
+        checked = self._checked_request(x, y, z, 0.0, 0.0, branch, current)
+        if isinstance(checked, IkResult):
+            return checked
+        x, y, z, _, _, branch, current = checked
+        yaw_if_on_axis = self._kept_yaw(current) if math.hypot(x, y) <= self.edge_tolerance else 0.0
+        if math.hypot(x, y) <= self.edge_tolerance and abs(matrix[2, 0]) < 1.0 - 1e-12:
+            yaw_if_on_axis = math.atan2(matrix[1, 0], matrix[0, 0])  # the tool points that way
+        pitch, roll, twist = outward_angles(x, y, matrix, yaw_if_on_axis)
+        if abs(twist) > ROLL_MATCH_TOLERANCE:
+            return IkResult(
+                IkStatus.ORIENTATION_UNREACHABLE,
+                None,
+                explain.twist_text(twist, pitch, roll),
+            )
+        return self._solve(x, y, z, pitch, roll, branch, current, yaw_if_on_axis)
+
+    # --- checks ----------------------------------------------------------------------------
+
+    def _checked_request(
+        self, x: Any, y: Any, z: Any, pitch: Any, roll: Any, branch: Any, current: Any
+    ) -> tuple | IkResult:
+        """The request as floats, a Branch and a checked `current`, or its INVALID_INPUT."""
+        values = [as_number(v) for v in (x, y, z)]
+        if any(v is None or not math.isfinite(v) for v in values):
+            return _invalid(f"target ({x}, {y}, {z}) must be three finite numbers (m)")
+        angles = []
+        for name, value in (("pitch", pitch), ("roll", roll)):
+            number = None if value is None else as_number(value)
+            if value is not None and (number is None or not math.isfinite(number)):
+                return _invalid(f"{name} {value!r} must be a finite number (rad)")
+            angles.append(number)
+        if angles[1] is not None and angles[0] is None:
+            return _invalid("a roll needs a pitch (the roll turns about the tool's pitched axis)")
+        checked_branch = branch if isinstance(branch, Branch) else branch_of(branch)
+        if checked_branch is None:
+            return _invalid(f"unknown branch {branch!r}")
+        seed = None
+        if current is not None:
+            try:
+                seed = self.checked_joints(current)
+            except ValueError as error:
+                return _invalid(str(error))
+        return (*values, *angles, checked_branch, seed)
+
+    # --- the solve --------------------------------------------------------------------------
+
+    def _solve(
+        self,
+        x: float,
+        y: float,
+        z: float,
+        pitch: float | None,
+        roll: float | None,
+        branch: Branch,
+        current: Joints | None,
+        yaw_if_on_axis: float | None = None,
+    ) -> IkResult:
+        """Steps 2-6 of the module docstring, the request already checked."""
+        sides, refused = self._sides(x, y, current, yaw_if_on_axis)
+        if not sides:
+            return IkResult(IkStatus.YAW_LIMIT, None, explain.yaw_limit_text(x, y, refused, self))
+        if roll is not None and not self.has_roll:
+            sides = [s for s in sides if _same_angle(roll, s.tool_roll)]
+            if not sides:
+                return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, explain.no_roll_text(roll))
+        attempts = [self._attempt(side, z, pitch, roll, branch, current) for side in sides]
+        solved = [a for a in attempts if a.result.ok]
+        if not solved:
+            return _nearest_failure(attempts, refused)
+        chosen = self._choose(solved, branch, current)
+        return self._finish(chosen, x, y, refused)
+
+    def _kept_yaw(self, current: Joints | None) -> float:
+        """The yaw a target on the yaw axis keeps: `current`'s, else 0 (or the middle of the
+        limits when 0 is outside them)."""
+        if current is not None:
+            return current[0]
+        lo, hi = self.yaw_limits
+        return 0.0 if lo <= 0.0 <= hi else 0.5 * (lo + hi)
+
+    def _sides(
+        self, x: float, y: float, current: Joints | None, yaw_if_on_axis: float | None
+    ) -> tuple[list[Side], list[tuple[str, float]]]:
+        """The sides whose yaw fits the limits, and the (name, yaw) of those that do not."""
+        rho = math.hypot(x, y)
+        d = self.shoulder_forward
+        if rho <= self.edge_tolerance:
+            yaw = self._kept_yaw(current) if yaw_if_on_axis is None else yaw_if_on_axis
+            fitted = self._fit_yaw(yaw, current)
+            if fitted is None:
+                return [], [("axis", yaw)]
+            return [Side("axis", fitted, False, rho - d)], []
+        psi = math.atan2(y, x)
+        sides, refused = [], []
+        for name, yaw, back in (("front", psi, False), ("back", wrap_angle(psi + math.pi), True)):
+            fitted = self._fit_yaw(yaw, current)
+            if fitted is None:
+                refused.append((name, yaw))
+            else:
+                sides.append(Side(name, fitted, back, rho + d if back else rho - d))
+        return sides, refused
+
+    def _fit_yaw(self, yaw: float, current: Joints | None) -> float | None:
+        """`yaw` moved by k * 2 pi into the yaw limits (nearest `current`'s yaw), or None."""
+        return _fit_angle(yaw, self.yaw_limits, None if current is None else current[0])
+
+    def _attempt(
+        self,
+        side: Side,
+        z: float,
+        pitch: float | None,
+        roll: float | None,
+        branch: Branch,
+        current: Joints | None,
+    ) -> Attempt:
+        """Solve the vertical plane on `side` (and the roll): an Attempt in joint order."""
+        chain = self.vertical_back if side.back else self.vertical
+        heading = None
+        if pitch is not None:  # the planar heading: the last straight link's angle
+            delta = self.link_angle_offsets[-1]
+            heading = wrap_angle(pitch - delta if side.back else pitch + delta)
+        planar_current = None
+        if current is not None:
+            planar_current = self.planar_joints(self.split(current)[1])
+            if side.back:
+                planar_current = self.mirror(planar_current)
+        planar = chain.solve(
+            side.planar_x, z - self.shoulder_height, heading, branch, planar_current
+        )
+        if not planar.ok:
+            return Attempt(side, planar)
+        roll_joint = self._roll_joint(side, roll, current)
+        if isinstance(roll_joint, str):
+            return Attempt(side, IkResult(IkStatus.JOINT_LIMIT, None, roll_joint))
+        joints = self._joints(side, planar.joints, roll_joint)
+        other = (
+            None
+            if planar.alternative is None
+            else self._joints(side, planar.alternative, roll_joint)
+        )
+        return Attempt(side, planar._replace(joints=joints, alternative=other))
+
+    def _roll_joint(self, side: Side, roll: float | None, current: Joints | None) -> float | str:
+        """The roll joint's angle (rad; 0.0 without one) for the requested tool `roll`, or the
+        reason it is outside the roll's limits. Without a requested roll the roll stays."""
+        if not self.has_roll:
+            return 0.0
+        assert self.roll_limits is not None
+        held = None if current is None else current[-1]
+        wanted = (held if held is not None else 0.0) if roll is None else roll - side.tool_roll
+        fitted = _fit_angle(wanted, self.roll_limits, held)
+        if fitted is None and roll is None:  # 0 outside the limits: the middle of them
+            fitted = 0.5 * (self.roll_limits[0] + self.roll_limits[1])
+        if fitted is None:
+            return explain.roll_limit_text(
+                self.joint_names[-1], wanted, self.roll_limits, side.name
+            )
+        return fitted
+
+    def _joints(self, side: Side, planar: Sequence[float], roll_joint: float) -> Joints:
+        """The joint vector (yaw, pitch joints, roll) of a planar solution on `side`."""
+        phis = self.mirror(planar) if side.back else tuple(planar)
+        pitches = self.pitch_joints(phis)
+        return (side.yaw, *pitches, *((roll_joint,) if self.has_roll else ()))
+
+    def _choose(self, solved: list[Attempt], branch: Branch, current: Joints | None) -> Attempt:
+        """Step 5 of the module docstring."""
+        if len(solved) == 1:
+            return solved[0]
+        if branch is Branch.MAX_LIMIT_MARGIN:
+            return max(solved, key=lambda a: self.limit_margin(a.result.joints))
+        if current is not None:
+            kinds = self.joint_kinds
+            return min(solved, key=lambda a: joint_distance(a.result.joints, current, kinds))
+        return solved[0]  # the front first
+
+    def _finish(self, chosen: Attempt, x: float, y: float, refused: list[tuple[str, float]]):
+        """The chosen attempt's IkResult: SINGULAR near the yaw axis, the side said, the
+        manipulability of the whole position Jacobian."""
+        result = chosen.result
+        rho = math.hypot(x, y)
+        # The yaw column of the position Jacobian is rho long and normal to the plane, so the
+        # determinant of J J^T is rho^2 times the vertical chain's.
+        manipulability = rho * result.manipulability
+        pitch = self.forward(result.joints).pitch
+        message = explain.side_text(result.message, chosen.side, refused, pitch)
+        status = result.status
+        near = self.singularity_margin * self.reach
+        if chosen.side.name == "axis" or rho < near:
+            status = IkStatus.SINGULAR
+            message = explain.yaw_axis_text(message, rho, near, chosen.side)
+        return IkResult(status, result.joints, message, result.alternative, manipulability)
+
+    # --- limits over every joint ------------------------------------------------------------
+
+    @property
+    def joint_kinds(self) -> tuple[str, ...]:
+        """CONTINUOUS or limited per joint, in joint order (for the least-motion rule)."""
+        return tuple(
+            CONTINUOUS if (lo, hi) == (-math.inf, math.inf) else "limited"
+            for lo, hi in self.joint_limits
+        )
+
+    def limit_margin(self, joints: Sequence[float]) -> float:
+        """The smallest distance (rad) of any joint to a limit (link angles included)."""
+        yaw, pitches, roll = self.split(joints)
+        margin = self.vertical.limit_margin(self.planar_joints(pitches))
+        pairs = [(yaw, self.yaw_limits)]
+        if self.roll_limits is not None:
+            pairs.append((roll, self.roll_limits))
+        return min(margin, *(min(q - lo, hi - q) for q, (lo, hi) in pairs))
+
+    # --- many targets -----------------------------------------------------------------------
+
+    def solve_chain(
+        self,
+        targets: Any,
+        branch: Branch | int = Branch.CLOSEST,
+        current: Sequence[float] | None = None,
+        stop_on_failure: bool = False,
+    ) -> list[IkResult]:
+        """Solve rows (x, y, z), (x, y, z, pitch) or (x, y, z, pitch, roll) (m, rad) in order,
+        each seeded by the previous successful solution (the first by `current`).
+
+        >>> arm = SpatialArm((0.1, 0.08), shoulder_height=0.05)
+        >>> [r.status.name for r in arm.solve_chain([(0.12, 0.0, 0.05), (1.0, 0.0, 0.0)])]
+        ['OK', 'TOO_FAR']
+        """
+        try:
+            rows = [tuple(row) for row in targets]
+        except TypeError:
+            return [_invalid("targets must be rows of (x, y, z[, pitch[, roll]])")]
+        seed = current
+        results = []
+        for row in rows:
+            if not 3 <= len(row) <= 5:
+                result = _invalid(f"target {row!r} must be (x, y, z[, pitch[, roll]])")
+            else:
+                pitch = row[3] if len(row) > 3 else None
+                roll = row[4] if len(row) > 4 else None
+                result = self.solve(row[0], row[1], row[2], pitch, roll, branch, seed)
+            results.append(result)
+            if result.joints is not None:
+                seed = result.joints
+            elif stop_on_failure:
+                break
+        return results
+
+
+def _invalid(reason: str) -> IkResult:
+    return IkResult(IkStatus.INVALID_INPUT, None, "INVALID_INPUT: " + reason)
+
+
+def _same_angle(a: float, b: float) -> bool:
+    return abs(wrap_angle(a - b)) <= ROLL_MATCH_TOLERANCE
+
+
+def _fit_angle(angle: float, limits: tuple[float, float], near: float | None) -> float | None:
+    """`angle` (rad) moved by k * 2 pi into `limits`, the shift nearest `near` (else the
+    smallest), or None when no shift fits."""
+    lo, hi = limits
+    if lo == -math.inf and hi == math.inf:
+        if near is None:
+            return wrap_angle(angle)
+        return angle + round((near - angle) / (2 * math.pi)) * 2 * math.pi
+    k_min, k_max = shift_range(angle, lo, hi)
+    if k_min > k_max:
+        return None
+    wanted = 0 if near is None else round((near - angle) / (2 * math.pi))
+    return angle + min(max(wanted, k_min), k_max) * 2 * math.pi
+
+
+def _checked_rotation(rotation: Any) -> np.ndarray | None:
+    try:
+        matrix = np.asarray(rotation, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if matrix.shape != (3, 3) or not np.all(np.isfinite(matrix)):
+        return None
+    if not np.allclose(matrix @ matrix.T, np.eye(3), atol=1e-6) or np.linalg.det(matrix) < 0:
+        return None
+    return matrix
+
+
+def _nearest_failure(attempts: list[Attempt], refused: list[tuple[str, float]]) -> IkResult:
+    """The failure of the side nearest to a solution (the front on a tie), naming the other."""
+    rank = {status: index for index, status in enumerate(_ORDER)}
+    best = max(attempts, key=lambda a: rank.get(a.result.status, -1))  # max keeps the first
+    others = [a for a in attempts if a is not best]
+    message = explain.failure_text(best.result.message, best.side, others, refused)
+    return best.result._replace(message=message)

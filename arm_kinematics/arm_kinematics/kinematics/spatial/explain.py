@@ -1,0 +1,189 @@
+"""The texts a spatial solve adds to the planar ones: the side, the yaw, the roll, the axis.
+
+Each function returns one line (or a line's tail); lengths in metres, angles in radians (printed
+in degrees, as the planar texts print them). The planar solve's own text (elbow, limits,
+headings in the vertical plane) is kept and said to be in that plane.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..planar.explain import degrees_text, metres_text
+
+if TYPE_CHECKING:  # types only: no import circle with arm.py
+    from .arm import Attempt, Side
+    from .model import SpatialChain
+
+PLANE_WORDS = "in the arm's vertical plane (forward and up from the shoulder)"
+
+
+def _status_and_text(message: str) -> tuple[str, str]:
+    status, _, text = message.partition(": ")
+    return status, text
+
+
+def _in_plane(text: str) -> str:
+    """A planar text said of the vertical plane, whose origin (the planar "base") is the
+    shoulder."""
+    for base, shoulder in (
+        ("from the base", "from the shoulder"),
+        ("around the base", "around the shoulder"),
+    ):
+        text = text.replace(base, shoulder)
+    return text
+
+
+_HEADING_NOTE = re.compile(r"; heading -?[0-9.]+ deg chosen \(([^)]*)\)")
+_SIDE_WORDS = {
+    "front": "from the front",
+    "back": "reaching over the back",
+    "axis": "on the yaw axis",
+}
+
+
+def side_text(message: str, side: Side, refused: Sequence[tuple[str, float]], pitch: float) -> str:
+    """A solved planar message with the side it was solved on (and the yaw), the pitch a 3-joint
+    chain chose said as the tool's pitch (rad, outward), the other side's yaw limit.
+
+    >>> from arm_kinematics.kinematics.spatial.arm import Side
+    >>> side_text("OK: solved elbow up; heading 12.00 deg chosen (nearest feasible)",
+    ...           Side("back", 3.0, True, 0.1), [], 0.5)
+    'OK: reaching over the back (yaw 171.89 deg): solved elbow up; tool pitch 28.65 deg chosen (nearest feasible)'
+    """  # noqa: E501
+    status, text = _status_and_text(message)
+
+    def pitch_note(match: re.Match) -> str:
+        rule = _in_plane(match.group(1))
+        return f"; tool pitch {degrees_text(pitch)} chosen ({rule})"
+
+    text = _HEADING_NOTE.sub(pitch_note, text)
+    note = "".join(f"; {_refused_words(name, yaw)}" for name, yaw in refused)
+    return f"{status}: {_SIDE_WORDS[side.name]} (yaw {degrees_text(side.yaw)}): {text}{note}"
+
+
+def _refused_words(name: str, yaw: float) -> str:
+    return {
+        "front": f"from the front the yaw would be {degrees_text(yaw)}, outside its limits",
+        "back": f"over the back the yaw would be {degrees_text(yaw)}, outside its limits",
+        "axis": f"the yaw {degrees_text(yaw)} is outside its limits",
+    }[name]
+
+
+def yaw_limit_text(
+    x: float, y: float, refused: Sequence[tuple[str, float]], arm: SpatialChain
+) -> str:
+    """YAW_LIMIT: the yaw each side would need, outside the yaw joint's limits.
+
+    >>> from arm_kinematics.kinematics.spatial.model import SpatialChain
+    >>> arm = SpatialChain((0.1, 0.1), [(-1.0, 1.0), None, None], joint_names=("yaw", "a", "b"))
+    >>> yaw_limit_text(0.0, 0.1, [("front", 1.5708), ("back", -1.5708)], arm)
+    "YAW_LIMIT: the target (0, 0.1) (direction 90.00 deg) needs yaw = 90.00 deg, or -90.00 deg over the back; both outside yaw's limits [-57.30 deg, 57.30 deg]"
+    """  # noqa: E501
+    lo, hi = arm.yaw_limits
+    yaws = dict(refused)
+    needs = " or ".join(degrees_text(yaws[name]) for name in ("front", "axis") if name in yaws)
+    if "back" in yaws:
+        needs = (
+            f"{needs}, or {degrees_text(yaws['back'])} over the back"
+            if needs
+            else (f"{degrees_text(yaws['back'])} over the back")
+        )
+    both = "both outside" if len(yaws) > 1 else "outside"
+    return (
+        f"YAW_LIMIT: the target ({metres_text(x)}, {metres_text(y)}) (direction "
+        f"{degrees_text(math.atan2(y, x))}) needs {arm.joint_names[0]} = {needs}; {both} "
+        f"{arm.joint_names[0]}'s limits [{degrees_text(lo)}, {degrees_text(hi)}]"
+    )
+
+
+def no_roll_text(roll: float) -> str:
+    """ORIENTATION_UNREACHABLE: an arm without a wrist roll, asked for another roll.
+
+    >>> no_roll_text(0.5)[:70]
+    'ORIENTATION_UNREACHABLE: this arm has no wrist roll: its tool rolls 0.'
+    """
+    return (
+        "ORIENTATION_UNREACHABLE: this arm has no wrist roll: its tool rolls 0.00 deg from the "
+        f"front and 180.00 deg over the back, not the requested {degrees_text(roll)}"
+    )
+
+
+def twist_text(twist: float, pitch: float, roll: float) -> str:
+    """ORIENTATION_UNREACHABLE: a tool orientation off the target's vertical plane, and the
+    nearest one the joints give (pitch and roll in the outward convention).
+
+    >>> twist_text(0.2, -1.0, 0.0)[:88]
+    'ORIENTATION_UNREACHABLE: the tool would have to turn 11.46 deg about its own z axis, whi'
+    """
+    return (
+        f"ORIENTATION_UNREACHABLE: the tool would have to turn {degrees_text(abs(twist))} about "
+        "its own z axis, which no joint does (its x axis must lie in the target's vertical "
+        f"plane); the nearest orientation the joints give: pitch {degrees_text(pitch)}, roll "
+        f"{degrees_text(roll)}"
+    )
+
+
+def roll_limit_text(name: str, roll: float, limits: tuple[float, float], side: str) -> str:
+    """JOINT_LIMIT: the roll joint's angle for the requested roll is outside its limits.
+
+    >>> roll_limit_text("wrist_roll", 3.0, (-1.0, 1.0), "front")
+    'JOINT_LIMIT: wrist_roll = 171.89 deg (from the front), outside [-57.30 deg, 57.30 deg]'
+    """
+    where = {"front": "from the front", "back": "over the back", "axis": "on the yaw axis"}[side]
+    lo, hi = limits
+    return (
+        f"JOINT_LIMIT: {name} = {degrees_text(roll)} ({where}), outside "
+        f"[{degrees_text(lo)}, {degrees_text(hi)}]"
+    )
+
+
+def yaw_axis_text(message: str, rho: float, near: float, side: Side) -> str:
+    """SINGULAR: on or near the yaw axis, where the yaw is undefined or turns fast.
+
+    >>> from arm_kinematics.kinematics.spatial.arm import Side
+    >>> yaw_axis_text("OK: on the yaw axis (yaw 0.00 deg): solved elbow up", 0.0, 0.006,
+    ...               Side("axis", 0.0, False, 0.0))[:80]
+    'SINGULAR: on the yaw axis (yaw 0.00 deg): solved elbow up; the target is on the '
+    """
+    _, text = _status_and_text(message)
+    if side.name == "axis":
+        tail = (
+            "the target is on the yaw axis, where its direction is undefined: the yaw is kept "
+            f"at {degrees_text(side.yaw)}"
+        )
+    else:
+        tail = (
+            f"the tool is {metres_text(rho)} m from the yaw axis, within singularity_margin x "
+            f"reach = {metres_text(near)} m: the yaw turns fast there, slow down"
+        )
+    return f"SINGULAR: {text}; {tail}"
+
+
+def failure_text(
+    message: str,
+    side: Side,
+    others: Sequence[Attempt],
+    refused: Sequence[tuple[str, float]],
+) -> str:
+    """A refusal: the nearest side's planar reason (in the vertical plane), then the others.
+
+    >>> from arm_kinematics.kinematics.spatial.arm import Side
+    >>> text = failure_text("TOO_FAR: target (0.3, 0) m is 0.3 m from the base, beyond ...",
+    ...                     Side("front", 0.0, False, 0.3), [], [("back", 3.14159)])
+    >>> text.split(", in")[0], "0.3 m from the shoulder" in text
+    ('TOO_FAR: from the front (yaw 0.00 deg)', True)
+    """
+    status, text = _status_and_text(message)
+    where = {"front": "from the front", "back": "over the back", "axis": "on the yaw axis"}[
+        side.name
+    ]
+    parts = [f"{status}: {where} (yaw {degrees_text(side.yaw)}), {PLANE_WORDS}: {_in_plane(text)}"]
+    for other in others:
+        other_where = "over the back" if other.side.back else "from the front"
+        parts.append(f"{other_where}: {_in_plane(other.result.message)}")
+    parts += [_refused_words(name, yaw) for name, yaw in refused]
+    return "; ".join(parts)

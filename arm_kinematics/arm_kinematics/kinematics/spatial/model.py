@@ -1,0 +1,360 @@
+"""The spatial arm: a base yaw about z, a vertical chain of 2 or 3 pitch joints, a wrist roll.
+
+Pure numpy. Metres and radians, base frame (z up). Joint order: yaw, pitch_1 .. pitch_k, then
+the roll when the arm has one.
+
+Geometry (what the URDF of the same config chains, joint by joint):
+
+- the yaw turns about the base z axis; it sets the arm's vertical plane, whose forward axis is
+  `f = (cos yaw, sin yaw, 0)`;
+- the shoulder (pitch_1's axis) is `shoulder_height` above the base origin and
+  `shoulder_forward` along f;
+- pitch joints turn about the plane's lateral axis (-y of the yawed frame), so a positive angle
+  raises the link; link i's frame is at `q_1 + .. + q_i` above the horizontal;
+- link i is the straight line of length L_i at `delta_i` (its angle offset: a bent link) from
+  its frame's x axis, from its joint to the next joint (the last one to the tool point);
+- the roll turns about the tool's own x axis; the tool frame is at the tool point with the last
+  link's frame turned by the roll: R_tool = Rz(yaw) Ry(-pitch_frame) Rx(roll).
+
+The pitch joints are a planar chain in the (forward, up) plane with its origin at the shoulder:
+`vertical` is a `PlanarArm` of the straight links, whose ("geometric") joint angles are
+phi_1 = q_1 + delta_1 and phi_i = q_i + delta_i - delta_(i-1) (`planar_joints`), its joint
+limits shifted the same way, its heading phi_1 + .. + phi_k = pitch_frame + delta_k. The planar
+core solves that plane; this module only turns angles and points between the two.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..angles import wrap_angle
+from ..planar.arm import PlanarArm
+from ..planar.chain import as_number
+from .rotations import rot_x, rot_y, rot_z, transform
+
+MIN_PITCH_JOINTS, MAX_PITCH_JOINTS = 2, 3
+
+
+@dataclass(frozen=True)
+class ToolPose:
+    """The tool frame in the base frame: position (m), rotation (3x3), and its pitch and roll
+    in the outward convention (`outward_angles`), radians."""
+
+    x: float
+    y: float
+    z: float
+    rotation: np.ndarray
+    pitch: float
+    roll: float
+
+    @property
+    def position(self) -> tuple[float, float, float]:
+        return (self.x, self.y, self.z)
+
+
+def outward_angles(
+    x: float, y: float, rotation: np.ndarray, yaw_if_on_axis: float
+) -> tuple[float, float, float]:
+    """(pitch, roll, twist) of a tool `rotation` at a tool point (x, y, .) (m): the pitch of
+    its x axis above the horizontal and the roll about it, measured in the point's vertical
+    half-plane facing away from the base z axis (direction psi = atan2(y, x); on the axis,
+    `yaw_if_on_axis`), so that rotation = Rz(psi) Ry(-pitch) Rx(roll) Rz(twist). `twist` is 0
+    for every orientation a yaw-and-pitch arm can give; it is the part of a rotation no such
+    arm gives (a turn about the tool's z axis). Of the two decompositions the one with the
+    smaller twist is returned.
+
+    >>> pitch, roll, twist = outward_angles(0.0, -0.2, rot_z(-math.pi / 2) @ rot_y(math.pi / 2), 0)
+    >>> round(math.degrees(pitch), 6), abs(roll) < 1e-12, abs(twist) < 1e-12  # straight down
+    (-90.0, True, True)
+    """
+    psi = math.atan2(y, x) if math.hypot(x, y) > 0.0 else yaw_if_on_axis
+    m = rot_z(-psi) @ rotation  # = Ry(a) Rx(b) Rz(c) with a = -pitch
+    a = math.atan2(m[0, 2], m[2, 2])
+    b = math.asin(max(-1.0, min(1.0, -m[1, 2])))
+    c = math.atan2(m[1, 0], m[1, 1])
+    other = (wrap_angle(a + math.pi), wrap_angle(math.pi - b), wrap_angle(c + math.pi))
+    if abs(other[2]) < abs(c):
+        a, b, c = other
+    # + 0.0: never a negative zero
+    return wrap_angle(-a) + 0.0, wrap_angle(b) + 0.0, wrap_angle(c) + 0.0
+
+
+def outward_rotation(x: float, y: float, pitch: float, roll: float, yaw_if_on_axis: float):
+    """The tool rotation (3x3) with `pitch` and `roll` (rad) in the outward convention at the
+    tool point (x, y, .) m: Rz(psi) Ry(-pitch) Rx(roll) (see `outward_angles`).
+
+    >>> outward_rotation(0.2, 0.0, -math.pi / 2, 0.0, 0.0)[:, 0].round(9).tolist()  # x: down
+    [0.0, 0.0, -1.0]
+    """
+    psi = math.atan2(y, x) if math.hypot(x, y) > 0.0 else yaw_if_on_axis
+    return rot_z(psi) @ rot_y(-pitch) @ rot_x(roll)
+
+
+class SpatialChain:
+    """The model of a yaw joint under a vertical chain of 2 or 3 pitch joints, optionally a wrist
+    roll: geometry, joint angles, forward kinematics, limits (`SpatialArm` adds the solve).
+
+    Args:
+        link_lengths: the pitch links' straight lengths L_1..L_k, m (k = 2 or 3).
+        joint_limits: (min, max) per joint in joint order (yaw, pitches, roll), radians; None
+            (or a None pair) for a continuous joint.
+        shoulder_height, shoulder_forward: the shoulder axis above the base origin and ahead of
+            the yaw axis, m.
+        link_angle_offsets: delta_i per pitch link, rad (default zeros).
+        has_roll: the last joint is a wrist roll.
+        link_angle_limits: None, or per pitch joint None or (min, max) of the link frame's angle
+            above the horizontal (q_1 + .. + q_i), rad: a parallelogram servo's travel.
+        singularity_margin, edge_tolerance: as PlanarArm's (the vertical chain's); a target
+            within `edge_tolerance` of the yaw axis has no direction.
+        joint_names: names in joint order, for messages.
+
+    The 6-servo desk kit's arm (yaw, shoulder, elbow, wrist pitch, wrist roll), all joints at 0:
+    the links lie forward, horizontally, at the shoulder's height.
+
+    >>> arm = SpatialChain((0.10, 0.09, 0.06), shoulder_height=0.07, has_roll=True)
+    >>> tool = arm.forward((0.0, 0.0, 0.0, 0.0, 0.0))
+    >>> round(tool.x, 9), round(tool.z, 9), tool.pitch, tool.roll
+    (0.25, 0.07, 0.0, 0.0)
+
+    Raises:
+        ValueError: naming the bad value.
+    """
+
+    layout = "spatial"
+
+    def __init__(
+        self,
+        link_lengths: Sequence[float],
+        joint_limits: Sequence[tuple[float, float] | None] | None = None,
+        *,
+        shoulder_height: float = 0.0,
+        shoulder_forward: float = 0.0,
+        link_angle_offsets: Sequence[float] | None = None,
+        has_roll: bool = False,
+        link_angle_limits: Sequence[tuple[float, float] | None] | None = None,
+        singularity_margin: float = 0.02,
+        edge_tolerance: float = 1e-6,
+        joint_names: Sequence[str] | None = None,
+    ) -> None:
+        k = len(tuple(link_lengths))
+        if not MIN_PITCH_JOINTS <= k <= MAX_PITCH_JOINTS:
+            raise ValueError(f"link_lengths {tuple(link_lengths)!r} must give 2 or 3 pitch links")
+        n = 1 + k + (1 if has_roll else 0)
+        self.n_joints: int = n
+        self.n_pitch: int = k
+        self.has_roll: bool = bool(has_roll)
+        self.shoulder_height: float = _finite(shoulder_height, "shoulder_height")
+        self.shoulder_forward: float = _finite(shoulder_forward, "shoulder_forward")
+        offsets = (0.0,) * k if link_angle_offsets is None else tuple(link_angle_offsets)
+        if len(offsets) != k:
+            raise ValueError(f"link_angle_offsets {offsets!r} must give {k} angles (rad)")
+        self.link_angle_offsets: tuple[float, ...] = tuple(
+            _finite(v, "link angle offset") for v in offsets
+        )
+        names = tuple(f"joint {i + 1}" for i in range(n)) if joint_names is None else joint_names
+        self.joint_names: tuple[str, ...] = tuple(str(name) for name in names)
+        if len(self.joint_names) != n:
+            raise ValueError(f"joint_names {joint_names!r} must give {n} names")
+        limits = _limit_pairs(joint_limits, n)
+        self.joint_limits: tuple[tuple[float, float], ...] = limits
+        self.yaw_limits: tuple[float, float] = limits[0]
+        self.roll_limits: tuple[float, float] | None = limits[-1] if has_roll else None
+        shifts = self._planar_shifts()
+        pitch_limits = [
+            (lo + shift, hi + shift)
+            for (lo, hi), shift in zip(limits[1 : 1 + k], shifts, strict=True)
+        ]
+        planar_link_limits = None
+        if link_angle_limits is not None:
+            pairs = _limit_pairs(link_angle_limits, k)
+            # Link i's frame angle is phi_1 + .. + phi_i - delta_i.
+            planar_link_limits = [
+                (lo + delta, hi + delta)
+                for (lo, hi), delta in zip(pairs, self.link_angle_offsets, strict=True)
+            ]
+        planar = {
+            "singularity_margin": singularity_margin,
+            "edge_tolerance": edge_tolerance,
+            "joint_names": self.joint_names[1 : 1 + k],
+        }
+        self.vertical: PlanarArm = PlanarArm(
+            link_lengths, pitch_limits, link_angle_limits=planar_link_limits, **planar
+        )
+        """The pitch joints as the planar chain of the arm's vertical plane, facing forward."""
+        self.vertical_back: PlanarArm = PlanarArm(
+            link_lengths,
+            [_mirror_limits(pair, first=i == 0) for i, pair in enumerate(pitch_limits)],
+            link_angle_limits=None
+            if planar_link_limits is None
+            else [_mirror_limits(pair, first=True) for pair in planar_link_limits],
+            **planar,
+        )
+        """The same chain seen from behind (`mirror`): reaching over the back is reaching
+        forward for it, and its elbow names stay the physical ones (elbow up above the line)."""
+        self.link_lengths: tuple[float, ...] = self.vertical.link_lengths
+        self.reach: float = self.vertical.reach
+        """The tool point's largest distance from the shoulder, m."""
+        self.singularity_margin: float = self.vertical.singularity_margin
+        self.edge_tolerance: float = self.vertical.edge_tolerance
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(link_lengths={self.link_lengths!r}, "
+            f"joint_limits={self.joint_limits!r}, "
+            f"shoulder_height={self.shoulder_height!r}, shoulder_forward="
+            f"{self.shoulder_forward!r}, link_angle_offsets={self.link_angle_offsets!r}, "
+            f"has_roll={self.has_roll!r})"
+        )
+
+    # --- joint angles <-> the vertical plane's geometric angles ---------------------------------
+
+    def _planar_shifts(self) -> tuple[float, ...]:
+        """phi_i - q_i for each pitch joint: delta_i - delta_(i-1) (delta_0 = 0)."""
+        deltas = self.link_angle_offsets
+        return tuple(d - (deltas[i - 1] if i else 0.0) for i, d in enumerate(deltas))
+
+    def planar_joints(self, pitch_joints: Sequence[float]) -> tuple[float, ...]:
+        """The vertical chain's geometric angles phi (rad) of pitch joint angles q (rad).
+
+        >>> SpatialChain((0.13, 0.12), link_angle_offsets=(0.5, 0.0)).planar_joints((0.1, 0.2))
+        (0.6, -0.3)
+        """
+        return tuple(q + s for q, s in zip(pitch_joints, self._planar_shifts(), strict=True))
+
+    def pitch_joints(self, planar: Sequence[float]) -> tuple[float, ...]:
+        """The pitch joint angles q (rad) of the vertical chain's geometric angles phi (rad).
+
+        >>> SpatialChain((0.13, 0.12), link_angle_offsets=(0.5, 0.0)).pitch_joints((0.6, -0.3))
+        (0.09999999999999998, 0.2)
+        """
+        return tuple(phi - s for phi, s in zip(planar, self._planar_shifts(), strict=True))
+
+    @staticmethod
+    def mirror(planar: Sequence[float]) -> tuple[float, ...]:
+        """The vertical chain's angles seen from behind (the plane's forward axis reversed):
+        phi_1 -> pi - phi_1, the others change sign. Its own inverse.
+
+        >>> [round(v, 9) for v in SpatialChain.mirror((0.5, -0.25, 0.1))]
+        [2.641592654, 0.25, -0.1]
+        """
+        return (math.pi - planar[0], *(-phi for phi in planar[1:]))
+
+    def split(self, joints: Sequence[float]) -> tuple[float, tuple[float, ...], float]:
+        """(yaw, the pitch joints, roll) of a joint vector (roll 0.0 without a roll joint)."""
+        k = self.n_pitch
+        return joints[0], tuple(joints[1 : 1 + k]), (joints[-1] if self.has_roll else 0.0)
+
+    def checked_joints(self, joints: object) -> tuple[float, ...]:
+        """`joints` as n finite floats (rad); ValueError naming the value else."""
+        try:
+            values = tuple(float(q) for q in joints)  # type: ignore[union-attr]
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"joints {joints!r} must be {self.n_joints} numbers") from None
+        if len(values) != self.n_joints or not all(math.isfinite(q) for q in values):
+            raise ValueError(f"joints {joints!r} must be {self.n_joints} finite numbers")
+        return values
+
+    # --- forward kinematics --------------------------------------------------------------------
+
+    def link_frames(self, joints: Sequence[float]) -> list[np.ndarray]:
+        """Every frame of the URDF from the base to the tool as 4x4 transforms in the base
+        frame: the base, the yaw link, link_1 .. link_k (each on its pitch joint's axis,
+        turned by it), the roll link (with a roll joint) and the tool. Names: `frame_roles`.
+
+        >>> arm = SpatialChain((0.1, 0.08), shoulder_height=0.05)
+        >>> frames = arm.link_frames((math.pi / 2, 0.0, math.pi / 2))
+        >>> [f[:3, 3].round(9).tolist() for f in frames]
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.05], [0.0, 0.1, 0.05], [0.0, 0.1, 0.13]]
+        """
+        yaw, pitches, roll = self.split(self.checked_joints(joints))
+        current = transform(rot_z(yaw))
+        frames = [np.eye(4), current.copy()]
+        current = current @ transform(np.eye(3), (self.shoulder_forward, 0.0, self.shoulder_height))
+        for q, length, delta in zip(
+            pitches, self.link_lengths, self.link_angle_offsets, strict=True
+        ):
+            current = current @ transform(rot_y(-q))
+            frames.append(current.copy())
+            current = current @ transform(
+                np.eye(3), (length * math.cos(delta), 0.0, length * math.sin(delta))
+            )
+        if self.has_roll:
+            current = current @ transform(rot_x(roll))
+            frames.append(current.copy())
+        frames.append(current)
+        return frames
+
+    def frame_roles(self) -> list[str]:
+        """What each `link_frames` entry is: "base", "yaw", "link_1".."link_k", "roll", "tool"
+        (the URDF names them base_frame, yaw_link, link_1.., roll_link, tip_frame)."""
+        links = [f"link_{i + 1}" for i in range(self.n_pitch)]
+        return ["base", "yaw", *links, *(["roll"] if self.has_roll else []), "tool"]
+
+    def forward(self, joints: Sequence[float]) -> ToolPose:
+        """The tool frame (`ToolPose`) in the base frame for the joints (rad).
+
+        The reference: links 0.1 and 0.08 m, shoulder 0.05 m up, yaw 90 deg, elbow 90 deg up:
+        the tool 0.1 m along +y, 0.08 m above the shoulder, pointing up.
+
+        >>> arm = SpatialChain((0.1, 0.08), shoulder_height=0.05)
+        >>> tool = arm.forward((math.pi / 2, 0.0, math.pi / 2))
+        >>> [round(v, 9) for v in tool.position], round(math.degrees(tool.pitch), 6)
+        ([0.0, 0.1, 0.13], 90.0)
+        """
+        yaw, pitches, roll = self.split(self.checked_joints(joints))
+        x_plane, z_plane, _ = self.vertical.forward(self.planar_joints(pitches))
+        forward = self.shoulder_forward + x_plane
+        x, y = forward * math.cos(yaw), forward * math.sin(yaw)
+        z = self.shoulder_height + z_plane
+        rotation = rot_z(yaw) @ rot_y(-math.fsum(pitches)) @ rot_x(roll)
+        pitch, tool_roll, _ = outward_angles(x, y, rotation, yaw)
+        return ToolPose(x, y, z, rotation, pitch, tool_roll)
+
+    def within_limits(self, joints: Sequence[float]) -> bool:
+        """True when every joint (rad) lies within its limits, the link angles within theirs."""
+        yaw, pitches, roll = self.split(self.checked_joints(joints))
+        if not self.vertical.within_limits(self.planar_joints(pitches)):
+            return False
+        angles = [(yaw, self.yaw_limits)]
+        if self.roll_limits is not None:
+            angles.append((roll, self.roll_limits))
+        return all(lo - 1e-9 <= q <= hi + 1e-9 for q, (lo, hi) in angles)
+
+
+def _mirror_limits(pair: tuple[float, float], first: bool) -> tuple[float, float]:
+    """Limits of a mirrored angle: pi - phi for the first joint (and every link angle), -phi
+    for the others."""
+    lo, hi = pair
+    return (math.pi - hi, math.pi - lo) if first else (-hi, -lo)
+
+
+def _finite(value: object, name: str) -> float:
+    number = as_number(value)
+    if number is None or not math.isfinite(number):
+        raise ValueError(f"{name} {value!r} must be a finite number")
+    return number
+
+
+def _limit_pairs(
+    limits: Sequence[tuple[float, float] | None] | None, n: int
+) -> tuple[tuple[float, float], ...]:
+    """(min, max) per joint, +-inf for a continuous joint; ValueError when malformed."""
+    if limits is None:
+        return ((-math.inf, math.inf),) * n
+    pairs = list(limits)
+    if len(pairs) != n:
+        raise ValueError(f"joint_limits {limits!r} must give {n} (min, max) pairs")
+    checked = []
+    for index, pair in enumerate(pairs):
+        if pair is None:
+            checked.append((-math.inf, math.inf))
+            continue
+        lo, hi = (as_number(v) for v in pair)
+        if lo is None or hi is None or math.isnan(lo) or math.isnan(hi) or lo > hi:
+            raise ValueError(f"joint {index + 1} limits {pair!r} must be numbers, min <= max")
+        checked.append((lo, hi))
+    return tuple(checked)
