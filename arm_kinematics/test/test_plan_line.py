@@ -216,7 +216,7 @@ def test_3r_line_with_heading() -> None:
 
 
 def test_heading_is_interpolated_the_short_way_round() -> None:
-    path = LinePath((1.0, 0.0), (1.0, 0.1), 3.0, -3.0)
+    path = LinePath((1.0, 0.0), (1.0, 0.1), (3.0,), (-3.0,))
     points = path.points(path.step_count(0.05))
     assert len(points) == 2  # u = 0.5 and 1.0
     assert points[0, 2] == pytest.approx(wrap_angle(3.0 + 0.5 * (2 * math.pi - 6.0)))

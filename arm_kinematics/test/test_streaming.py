@@ -132,10 +132,10 @@ def test_a_zero_length_line_is_one_step_onto_the_goal():
 
 def test_heading_turns_the_short_way_and_counts_towards_the_step_count():
     # From 170 deg to -170 deg is a 20 deg turn through 180, not 340 deg back.
-    path = LinePath((0.0, 0.0), (0.0, 0.0), math.radians(170), math.radians(-170))
+    path = LinePath((0.0, 0.0), (0.0, 0.0), (math.radians(170),), (math.radians(-170),))
     assert path.heading_change == pytest.approx(math.radians(20))
     # Turning in place: the wrist (0.05 m behind the tip) swings 0.05 * 20 deg = 17.5 mm.
-    assert path.step_count(0.001, heading_radius=0.05) == 18
+    assert path.step_count(0.001, angle_radii=(0.05,)) == 18
     points = path.points(18)
     assert points[-1, 2] == pytest.approx(math.radians(-170))
     assert np.degrees(points[8, 2]) == pytest.approx(180.0, abs=1e-9) or np.degrees(

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..angles import wrap_angle
 from ..types import Branch, IkResult, IkStatus, branch_of
@@ -67,6 +67,17 @@ NEAR_COINCIDENT = 1e-7
 """|sin(joint 2)| below which a heading cannot tell the two elbows apart."""
 
 Joints = tuple[float, ...]
+
+
+class Elbows(NamedTuple):
+    """Both elbow solutions (rad; None where one is ruled out), |sin(joint 2)|, whether they
+    are one configuration (full stretch or fold), and the words for a single feasible one."""
+
+    up: Joints | None
+    down: Joints | None
+    sin_elbow: float
+    coincident: bool
+    only_reason: str
 
 
 class PlanarArm(PlanarChain):
@@ -134,7 +145,27 @@ class PlanarArm(PlanarChain):
         return self._solve(x, y, heading, branch, current)
 
     def _solve(self, x: Any, y: Any, heading: Any, branch: Any, current: Joints | None) -> IkResult:
-        """`solve` with `current` checked (None or n finite floats, rad), from step 1 on."""
+        """`solve` with `current` checked (None or n finite floats, rad), from step 1 on. Each
+        step returns what the next needs, or the IkResult that ends the solve there."""
+        checked = self._checked_target(x, y, heading, branch)  # 1. INVALID_INPUT
+        if isinstance(checked, IkResult):
+            return checked
+        x, y, heading, branch = checked
+        if self.n_joints == 3 and heading is None:
+            return self._solve_free_heading(x, y, branch, current)
+        elbows = self._elbows(x, y, heading)  # 2. TOO_FAR / TOO_CLOSE (3R: and 3.)
+        if isinstance(elbows, IkResult):
+            return elbows
+        if heading is not None and self.n_joints == 2:
+            elbows = self._heading_elbows(x, y, heading, branch, elbows)  # 3.
+            if isinstance(elbows, IkResult):
+                return elbows
+        return self._choose(branch, current, elbows)  # 4. JOINT_LIMIT, 5. SINGULAR, 6. OK
+
+    def _checked_target(
+        self, x: Any, y: Any, heading: Any, branch: Any
+    ) -> tuple[float, float, float | None, Branch] | IkResult:
+        """Step 1: the target (m), heading (rad) and branch as numbers and a Branch."""
         x, y = as_number(x), as_number(y)
         if x is None or y is None:
             return _invalid("target x and y must be numbers (m)")
@@ -152,63 +183,71 @@ class PlanarArm(PlanarChain):
             heading = as_number(heading)
             if heading is None or not math.isfinite(heading):
                 return _invalid("heading must be a finite number (rad)")
-        n = self.n_joints
-        if n > 3:
-            return _invalid(f"closed-form IK covers 2 and 3 joints; this arm has {n}")
-        if n == 3 and heading is None:
-            return self._solve_free_heading(x, y, branch, current)
+        if self.n_joints > 3:
+            return _invalid(f"closed-form IK covers 2 and 3 joints; this arm has {self.n_joints}")
+        return x, y, heading, branch
 
-        # 2. TOO_FAR / TOO_CLOSE, then the closed form: both elbows, limits not applied yet.
-        # The closed form fails when the target (2R) or the wrist point (3R) is off links
-        # 1-2's ring, which it always is when the tip is off its own ring (by the triangle
-        # inequality, with the same edge_tolerance): the radius is checked only then.
+    def _elbows(self, x: float, y: float, heading: float | None) -> Elbows | IkResult:
+        """Step 2: both elbows of the closed form, limits not applied yet.
+
+        The closed form fails when the target (2R) or the wrist point (3R) is off links 1-2's
+        ring, which it always is when the tip is off its own ring (by the triangle inequality,
+        with the same edge_tolerance): the radius is checked only then.
+        """
         l1, l2 = self.link_lengths[:2]
-        if n == 2:
+        if self.n_joints == 2:
             elbows = two_link_ik(l1, l2, x, y, self.edge_tolerance)
             if elbows is None:
                 return _ring_failure(x, y, math.sqrt(x * x + y * y), self.ring_12)
         else:
+            assert heading is not None
             elbows = three_link_ik(self.link_lengths, x, y, heading, self.edge_tolerance)
             if elbows is None:
                 return self._wrist_failure(x, y, heading)
         up, down, sin_elbow = elbows
-        coincident = sin_elbow == 0.0
-        only_reason = " (the only branch within limits)"
+        return Elbows(up, down, sin_elbow, sin_elbow == 0.0, " (the only branch within limits)")
 
-        # 3. ORIENTATION_UNREACHABLE (2R): the elbow follows from the heading (well
-        # conditioned even at full stretch, where a heading computed from the position is only
-        # good to 1e-8 rad).
-        if heading is not None and n == 2:
-            elbow_x, elbow_y = wrist_point(x, y, heading, l2)
-            r = math.sqrt(x * x + y * y)
-            inner, outer = self.ring_12
-            outside = max(0.0, r - outer, inner - r)
-            if abs(math.hypot(elbow_x, elbow_y) - l1) > HEADING_MATCH_TOLERANCE + outside:
-                return IkResult(
-                    IkStatus.ORIENTATION_UNREACHABLE,
-                    None,
-                    heading_mismatch_text(x, y, heading, up, down),
-                )
-            shoulder = math.atan2(elbow_y, elbow_x)
-            matched = (shoulder, wrap_angle(heading - shoulder))
-            if sin_elbow < NEAR_COINCIDENT:
-                raw_up, raw_down, up, down, coincident = up, down, matched, matched, True
-            elif matched[1] < 0.0:
-                raw_up, raw_down, up, down = up, down, matched, None
-            else:
-                raw_up, raw_down, up, down = up, down, None, matched
-            if branch is Branch.ELBOW_UP and up is None:
-                text = wrong_elbow_heading_text(x, y, heading, raw_up, "elbow up", "elbow down")
-                return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
-            if branch is Branch.ELBOW_DOWN and down is None:
-                text = wrong_elbow_heading_text(x, y, heading, raw_down, "elbow down", "elbow up")
-                return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
-            only_reason = " (the only branch with that heading)"
+    def _heading_elbows(
+        self, x: float, y: float, heading: float, branch: Branch, elbows: Elbows
+    ) -> Elbows | IkResult:
+        """Step 3, 2R: the elbow that has the requested heading, or ORIENTATION_UNREACHABLE.
 
-        # 4. JOINT_LIMIT: each elbow within the limits (moved by k * 2 pi where that can help),
-        # then the branch rule.
+        The elbow follows from the heading (well conditioned even at full stretch, where a
+        heading computed from the position is only good to 1e-8 rad).
+        """
+        l1, l2 = self.link_lengths
+        elbow_x, elbow_y = wrist_point(x, y, heading, l2)
+        r = math.sqrt(x * x + y * y)
+        inner, outer = self.ring_12
+        outside = max(0.0, r - outer, inner - r)
+        up, down = elbows.up, elbows.down
+        if abs(math.hypot(elbow_x, elbow_y) - l1) > HEADING_MATCH_TOLERANCE + outside:
+            text = heading_mismatch_text(x, y, heading, up, down)
+            return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
+        shoulder = math.atan2(elbow_y, elbow_x)
+        matched = (shoulder, wrap_angle(heading - shoulder))
+        coincident = elbows.sin_elbow < NEAR_COINCIDENT
+        if coincident:
+            new_up, new_down = matched, matched
+        elif matched[1] < 0.0:
+            new_up, new_down = matched, None
+        else:
+            new_up, new_down = None, matched
+        if branch is Branch.ELBOW_UP and new_up is None:
+            text = wrong_elbow_heading_text(x, y, heading, up, "elbow up", "elbow down")
+            return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
+        if branch is Branch.ELBOW_DOWN and new_down is None:
+            text = wrong_elbow_heading_text(x, y, heading, down, "elbow down", "elbow up")
+            return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
+        only = " (the only branch with that heading)"
+        return Elbows(new_up, new_down, elbows.sin_elbow, coincident or elbows.coincident, only)
+
+    def _choose(self, branch: Branch, current: Joints | None, elbows: Elbows) -> IkResult:
+        """Steps 4-6: each elbow within the limits (moved by k * 2 pi where that can help),
+        the branch rule (else JOINT_LIMIT), then SINGULAR or OK."""
+        up, down = elbows.up, elbows.down
         if self.shifts_can_fit:
-            reference = current if current is not None else (0.0,) * n
+            reference = current if current is not None else (0.0,) * self.n_joints
             up_fit = None if up is None else self.fit_into_limits(up, reference)
             down_fit = None if down is None else self.fit_into_limits(down, reference)
         else:
@@ -219,29 +258,21 @@ class PlanarArm(PlanarChain):
             up_fit = None
         if down_margin < -LIMIT_TOLERANCE:
             down_fit = None
-        if coincident and up_fit is not None:
+        if elbows.coincident and up_fit is not None:
             down_fit = None  # one configuration: do not offer it twice
         choice = choose_branch(
-            branch,
-            up_fit,
-            up_margin,
-            down_fit,
-            down_margin,
-            coincident,
-            current,
-            self.joint_kinds,
-            only_reason,
-        )
+            branch, up_fit, up_margin, down_fit, down_margin, elbows.coincident, current,
+            self.joint_kinds, elbows.only_reason,
+        )  # fmt: skip
         if choice is None:
             return self._limit_failure(branch, up, down, up_fit, down_fit)
         chosen, other, reason = choice
-
-        # 5. SINGULAR, else 6. OK.
-        if n == 2:
-            manipulability = l1 * l2 * sin_elbow
+        sin_elbow = elbows.sin_elbow
+        if self.n_joints == 2:
+            manipulability = self.link_lengths[0] * self.link_lengths[1] * sin_elbow
         else:
             manipulability = three_link_manipulability(self.link_lengths, chosen)
-        message = solved_text(chosen, coincident, reason)
+        message = solved_text(chosen, elbows.coincident, reason)
         if sin_elbow < self.singularity_margin:
             message = singular_text(message, sin_elbow, self.singularity_margin)
             return IkResult(IkStatus.SINGULAR, chosen, message, other, manipulability)

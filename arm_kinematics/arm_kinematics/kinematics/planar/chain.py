@@ -173,6 +173,19 @@ class PlanarChain:
                 self.link_angle_limits = checked
                 self.has_limits = True
 
+    position_dims = 2
+    """A tool pose's coordinates: x and y (then the heading)."""
+
+    @property
+    def angle_radii(self) -> tuple[float, ...]:
+        """m per rad of a heading turn: the last link's length (how far the wrist swings)."""
+        return (self.link_lengths[-1],)
+
+    def tool_vector(self, joints: Sequence[float]) -> tuple[float, float, float]:
+        """The tool pose (x, y, heading) in the base frame (m, m, rad): `forward`, under the
+        name the planner reads for every kind of arm."""
+        return self.forward(joints)
+
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(link_lengths={self.link_lengths!r}, "

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..planar.arm import PlanarArm
+from ..spatial.arm import SpatialArm
 from ..types import Branch, IkResult
 
 
@@ -50,14 +51,15 @@ class IkAnswers:
 
 
 SolvePoints = Callable[[np.ndarray, "tuple[float, ...] | None"], IkAnswers]
-"""Solve targets (M, 2) x, y or (M, 3) x, y, heading, in order with Branch.CLOSEST, the first
+"""Solve targets (M, D): tool poses as the planner makes them (a planar arm's x, y[, heading];
+a spatial arm's x, y, z[, pitch[, roll]]), in order with Branch.CLOSEST, the first
 seeded by the given joints (or none), each later one by the previous solution; one answer per
 target, also after a failure (the next target is then seeded by the last solution)."""
 
 
-def chain_solver(arm: PlanarArm) -> SolvePoints:
+def chain_solver(arm: PlanarArm | SpatialArm) -> SolvePoints:
     """A SolvePoints that solves in this process with `arm.solve_chain` (what the IK node's
-    `solve_ik_batch` runs).
+    `solve_ik_batch` runs), planar or spatial.
 
     >>> arm = PlanarArm((1.0, 0.8))
     >>> chain_solver(arm)(np.array([[1.0, 0.5], [3.0, 0.0]]), None).status.tolist()
@@ -65,6 +67,9 @@ def chain_solver(arm: PlanarArm) -> SolvePoints:
     """
 
     def solve(points: np.ndarray, seed: tuple[float, ...] | None) -> IkAnswers:
+        if arm.position_dims == 3:  # a spatial arm's rows: (x, y, z[, pitch[, roll]])
+            results = arm.solve_chain(points.tolist(), Branch.CLOSEST, seed)
+            return IkAnswers.from_results(results)
         headings = points[:, 2].tolist() if points.shape[1] == 3 else None
         results = arm.solve_chain(
             points[:, 0].tolist(), points[:, 1].tolist(), headings, Branch.CLOSEST, seed

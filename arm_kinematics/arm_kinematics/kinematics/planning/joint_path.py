@@ -20,13 +20,14 @@ class Setpoints:
     """Joint setpoints streamed one per `period` (s).
 
     `joints` (K, n) radians. Setpoint k is commanded k periods after the first one. `tips`
-    (K, 3) is the forward kinematics (x, y, heading) of each setpoint in the base frame,
-    computed by `forward` on first use (so that the first setpoint need not wait for it).
+    (K, D) is the tool pose of each setpoint in the base frame (the arm's `tool_vector`: a
+    planar arm's x, y, heading; a spatial arm's x, y, z, pitch, roll), computed by `forward` on
+    first use (so that the first setpoint need not wait for it).
     """
 
     joints: np.ndarray
     period: float
-    forward: Callable[[Sequence[float]], tuple[float, float, float]]
+    forward: Callable[[Sequence[float]], tuple[float, ...]]
 
     def __len__(self) -> int:
         return len(self.joints)
@@ -39,7 +40,7 @@ class Setpoints:
     @cached_property
     def tips(self) -> np.ndarray:
         if len(self.joints) == 0:
-            return np.zeros((0, 3))
+            return np.zeros((0, 3))  # no setpoint: nothing to draw
         return np.array([self.forward(row) for row in self.joints.tolist()], dtype=float)
 
 

@@ -64,4 +64,4 @@ def joint_setpoints(
     fractions = np.arange(1, count + 1, dtype=float)[:, None] / count
     joints = q0 + fractions * (q1 - q0)
     joints[-1] = q1
-    return Setpoints(joints=joints, period=period, forward=arm.forward)
+    return Setpoints(joints=joints, period=period, forward=arm.tool_vector)

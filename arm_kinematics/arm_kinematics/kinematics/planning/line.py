@@ -1,13 +1,15 @@
 """A straight tool path in the base frame, and where its plan points go.
 
-Pure numpy. Metres and radians. The line is parameterised by progress u in [0, 1]: position
-start + u * (goal - start) and, with a heading, heading start + u * (goal - start) taken the
-short way round.
+Pure numpy. Metres and radians. A tool pose is its position (x, y on a planar arm, x, y, z on a
+spatial one) followed by the angles the move controls (a planar arm's heading; a spatial arm's
+pitch, then roll). The line is parameterised by progress u in [0, 1]: position
+start + u * (goal - start), and each angle start + u * (goal - start) taken the short way round.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,88 +18,122 @@ import numpy as np
 from ..angles import wrap_angle
 
 
-def checked_pose(value: Any, name: str) -> tuple[float, ...]:
-    """`value` as a tool pose (x, y) or (x, y, heading), m and rad, finite; ValueError naming
-    it (as `name`) else.
+def checked_pose(value: Any, name: str, position_dims: int = 2) -> tuple[float, ...]:
+    """`value` as a tool pose: `position_dims` coordinates (m), then up to two angles (rad),
+    all finite; ValueError naming it (as `name`) else.
 
     >>> checked_pose([0.1, 0], "goal")
     (0.1, 0.0)
+    >>> checked_pose((0.1, 0.0, 0.2, -1.57), "goal", position_dims=3)
+    (0.1, 0.0, 0.2, -1.57)
     """
+    shape = "(x, y) or (x, y, heading)" if position_dims == 2 else "(x, y, z[, pitch[, roll]])"
     try:
         pose = tuple(float(v) for v in value)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} {value!r} must be (x, y) or (x, y, heading)") from None
-    if len(pose) not in (2, 3) or not all(math.isfinite(v) for v in pose):
-        raise ValueError(f"{name} {value!r} must be (x, y) or (x, y, heading), finite")
+        raise ValueError(f"{name} {value!r} must be {shape}") from None
+    most = position_dims + (1 if position_dims == 2 else 2)
+    if not position_dims <= len(pose) <= most or not all(math.isfinite(v) for v in pose):
+        raise ValueError(f"{name} {value!r} must be {shape}, finite")
     return pose
 
 
 @dataclass(frozen=True)
 class LinePath:
-    """A straight tool path from `start` to `goal` ((x, y) metres, headings radians).
-
-    `start_heading`/`goal_heading` are both set when the move controls the tool heading (then
-    the heading turns the short way round in proportion to the distance travelled), else None.
+    """A straight tool path from `start` to `goal` (positions, m) turning `start_angles` into
+    `goal_angles` (rad, the short way round, in proportion to the progress). No angles: the move
+    leaves them to the IK.
 
     >>> path = LinePath((0.0, 0.0), (0.3, 0.4))
     >>> path.length, path.step_count(0.1), path.points(5)[0].round(9).tolist()
     (0.5, 5, [0.06, 0.08])
+    >>> LinePath((0.1, 0.0, 0.2), (0.1, 0.1, 0.2), (0.0,), (-1.0,)).at(0.5)
+    (0.1, 0.05, 0.2, -0.5)
     """
 
-    start: tuple[float, float]
-    goal: tuple[float, float]
-    start_heading: float | None = None
-    goal_heading: float | None = None
+    start: tuple[float, ...]
+    goal: tuple[float, ...]
+    start_angles: tuple[float, ...] = ()
+    goal_angles: tuple[float, ...] = ()
+
+    @classmethod
+    def between(
+        cls, start: Sequence[float], goal: Sequence[float], position_dims: int = 2
+    ) -> LinePath:
+        """The line between two tool poses (`checked_pose`'s shape): the angles both poses
+        give are planned, the others left to the IK.
+
+        >>> LinePath.between((0.0, 0.0, 1.0), (1.0, 0.0)).start_angles  # one pose has no heading
+        ()
+        """
+        d = position_dims
+        count = min(len(start), len(goal)) - d
+        return cls(
+            tuple(start[:d]),
+            tuple(goal[:d]),
+            tuple(start[d : d + count]),
+            tuple(goal[d : d + count]),
+        )
 
     @property
     def use_heading(self) -> bool:
-        return self.start_heading is not None and self.goal_heading is not None
+        """True when the move controls an angle of the tool (a heading, a pitch)."""
+        return bool(self.start_angles)
 
     @property
     def length(self) -> float:
         """Distance from start to goal, metres."""
-        return math.hypot(self.goal[0] - self.start[0], self.goal[1] - self.start[1])
+        return math.dist(self.start, self.goal)
+
+    @property
+    def angle_changes(self) -> tuple[float, ...]:
+        """Signed turn of each angle from start to goal (short way round), radians."""
+        return tuple(
+            wrap_angle(b - a) for a, b in zip(self.start_angles, self.goal_angles, strict=True)
+        )
 
     @property
     def heading_change(self) -> float:
-        """Signed heading turn from start to goal (short way round), radians; 0 without one."""
-        if not self.use_heading:
-            return 0.0
-        return wrap_angle(self.goal_heading - self.start_heading)  # type: ignore[operator]
+        """The first angle's turn (a planar heading), radians; 0 without one."""
+        return self.angle_changes[0] if self.start_angles else 0.0
 
-    def at(self, u: float) -> tuple[float, float, float | None]:
-        """(x, y, heading or None) at progress u in [0, 1]; u = 1 is exactly the goal."""
-        row = self.sample(np.array([u], dtype=float))[0].tolist()
-        return (row[0], row[1], row[2] if self.use_heading else None)
+    def at(self, u: float) -> tuple[float, ...]:
+        """The pose (position, then the angles) at progress u in [0, 1]; u = 1 is the goal."""
+        return tuple(self.sample(np.array([u], dtype=float))[0].tolist())
 
     def sample(self, u: np.ndarray) -> np.ndarray:
-        """Points at progress `u` (K,): (K, 2), or (K, 3) with the heading column; u >= 1 is
-        exactly the goal."""
-        x = self.start[0] + u * (self.goal[0] - self.start[0])
-        y = self.start[1] + u * (self.goal[1] - self.start[1])
+        """Poses at progress `u` (K,): (K, position + angles); u >= 1 is exactly the goal."""
+        start, goal = np.asarray(self.start), np.asarray(self.goal)
+        position = start[None, :] + u[:, None] * (goal - start)[None, :]
         at_goal = u >= 1.0
-        x[at_goal], y[at_goal] = self.goal
-        if not self.use_heading:
-            return np.column_stack((x, y))
-        start, turn = self.start_heading, self.heading_change
-        heading = np.array([wrap_angle(start + f * turn) for f in u.tolist()])  # type: ignore[operator]
-        heading[at_goal] = self.goal_heading
-        return np.column_stack((x, y, heading))
+        position[at_goal] = goal
+        columns = [position]
+        for start_angle, goal_angle, turn in zip(
+            self.start_angles, self.goal_angles, self.angle_changes, strict=True
+        ):
+            angle = np.array([wrap_angle(start_angle + f * turn) for f in u.tolist()])
+            angle[at_goal] = goal_angle
+            columns.append(angle[:, None])
+        return np.hstack(columns)
 
-    def step_count(self, max_step: float, heading_radius: float = 0.0) -> int:
+    def step_count(self, max_step: float, angle_radii: Sequence[float] = ()) -> int:
         """Number of points after the start so that no two are more than `max_step` apart.
 
-        With a heading, the turn counts as a distance too: `heading_radius` (the last link's
-        length, m) times the turn is how far the wrist swings, and that is kept under
-        `max_step` as well.
+        A turn counts as a distance too: `angle_radii[i]` (m; a planar heading's: the last
+        link's length, how far the wrist swings) times angle i's turn is kept under `max_step`
+        as well.
         """
         if not (math.isfinite(max_step) and max_step > 0):
             raise ValueError(f"max_step must be finite and > 0, got {max_step!r}")
-        travel = max(self.length, abs(self.heading_change) * heading_radius)
+        turns = zip(
+            self.angle_changes, angle_radii, strict=False
+        )  # radii for every angle an arm has
+        swings = [abs(turn) * radius for turn, radius in turns]
+        travel = max(self.length, *swings) if swings else self.length
         return max(1, math.ceil(travel / max_step - 1e-9))
 
     def timed_step_count(
-        self, max_step: float, heading_radius: float, speed: float, period: float
+        self, max_step: float, angle_radii: Sequence[float], speed: float, period: float
     ) -> tuple[int, float]:
         """(points, tool speed in m/s) of a line timed at `speed` m/s with a setpoint every
         `period` s, so that every setpoint of the tool at full speed is a plan point.
@@ -108,11 +144,11 @@ class LinePath:
         (`step_count`). The n * k points are then at most `max_step` apart and every k-th one
         is where a setpoint falls, so the plan and its setpoints share their IK. Never more
         points than `step_count` plus the setpoints. A line without length (a turn of the
-        heading on the spot) is timed by its joints: `step_count` points, `speed` unchanged.
+        tool on the spot) is timed by its joints: `step_count` points, `speed` unchanged.
 
         >>> path = LinePath((0.0, 0.0), (0.1118, 0.0))
         >>> def timed(speed):
-        ...     count, tool_speed = path.timed_step_count(0.001, 0.0, speed, 0.02)
+        ...     count, tool_speed = path.timed_step_count(0.001, (), speed, 0.02)
         ...     return count, round(tool_speed, 6)
         >>> path.step_count(0.001), timed(0.05)  # 112 setpoints 0.998 mm apart
         (112, (112, 0.049911))
@@ -121,13 +157,12 @@ class LinePath:
         >>> timed(0.02)  # a point at every setpoint, 0.3993 mm apart
         (280, 0.019964)
         """
-        count = self.step_count(max_step, heading_radius)
+        count = self.step_count(max_step, angle_radii)
         if self.length == 0.0:
             return count, speed
         periods = max(1, math.ceil(self.length / (speed * period) - 1e-9))
         return periods * math.ceil(count / periods), self.length / (periods * period)
 
     def points(self, count: int) -> np.ndarray:
-        """`count` evenly spaced points after the start, goal last: (count, 2), or (count, 3)
-        with the heading column when the path has one."""
+        """`count` evenly spaced poses after the start, goal last: (count, position + angles)."""
         return self.sample(np.arange(1, count + 1, dtype=float) / count)

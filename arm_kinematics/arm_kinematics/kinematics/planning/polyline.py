@@ -12,11 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ..planar.arm import PlanarArm
 from ..types import IkStatus
 from .joint_path import Setpoints
 from .line import LinePath, checked_pose
-from .line_plan import LinePlan, TimedPlan, plan_line
+from .line_plan import LinePlan, PlanArm, TimedPlan, plan_line
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,24 +34,23 @@ class PolylinePlan(TimedPlan):
     segment_steps: tuple[int, ...]
 
 
-def polyline_paths(start: Sequence[float], waypoints: Sequence[Sequence[float]]) -> list[LinePath]:
+def polyline_paths(
+    start: Sequence[float], waypoints: Sequence[Sequence[float]], position_dims: int = 2
+) -> list[LinePath]:
     """The straight segments start -> waypoint 0 -> waypoint 1 -> ... (poses as `plan_line`
-    takes them; a segment turns the heading only when both its ends have one).
+    takes them; a segment turns an angle only when both its ends have it).
 
     >>> [p.length for p in polyline_paths((0.0, 1.0), [(0.0, 1.5), (1.0, 1.5)])]
     [0.5, 1.0]
     """
-    poses = [checked_pose(start, "start")]
-    poses += [checked_pose(w, f"waypoint {i}") for i, w in enumerate(waypoints)]
-    paths = []
-    for p0, p1 in itertools.pairwise(poses):
-        headings = (p0[2], p1[2]) if len(p0) == 3 and len(p1) == 3 else (None, None)
-        paths.append(LinePath((p0[0], p0[1]), (p1[0], p1[1]), *headings))
-    return paths
+    d = position_dims
+    poses = [checked_pose(start, "start", d)]
+    poses += [checked_pose(w, f"waypoint {i}", d) for i, w in enumerate(waypoints)]
+    return [LinePath.between(p0, p1, d) for p0, p1 in itertools.pairwise(poses)]
 
 
 def polyline_step_counts(
-    arm: PlanarArm,
+    arm: PlanArm,
     start: Sequence[float],
     waypoints: Sequence[Sequence[float]],
     max_step: float,
@@ -62,22 +60,22 @@ def polyline_step_counts(
     """Points each segment of the polyline gets from `plan_line` with the same `max_step`,
     `speed` and `period` (before any IK: to bound the work of a request, or to draw a plan).
 
+    >>> from arm_kinematics.kinematics import PlanarArm
     >>> arm = PlanarArm((1.0, 0.8))
     >>> polyline_step_counts(arm, (1.0, 0.8), [(0.9, 0.8)], 0.001, speed=0.02, period=0.02)
     (250,)
     """
     counts = []
-    for path in polyline_paths(start, waypoints):
-        radius = arm.link_lengths[-1] if path.use_heading else 0.0
+    for path in polyline_paths(start, waypoints, arm.position_dims):
         if speed is not None and period is not None:
-            counts.append(path.timed_step_count(max_step, radius, speed, period)[0])
+            counts.append(path.timed_step_count(max_step, arm.angle_radii, speed, period)[0])
         else:
-            counts.append(path.step_count(max_step, radius))
+            counts.append(path.step_count(max_step, arm.angle_radii))
     return tuple(counts)
 
 
 def plan_polyline(
-    arm: PlanarArm,
+    arm: PlanArm,
     start: Sequence[float],
     waypoints: Sequence[Sequence[float]],
     max_step: float,
@@ -91,6 +89,7 @@ def plan_polyline(
     the plan. Poses, units and frames as `plan_line`.
 
     >>> import math
+    >>> from arm_kinematics.kinematics import PlanarArm
     >>> arm = PlanarArm((1.0, 0.8))
     >>> home = (0.0, math.pi / 2)
     >>> x, y, _ = arm.forward(home)
@@ -107,78 +106,88 @@ def plan_polyline(
     """
     if not waypoints:
         raise ValueError("a polyline needs at least one waypoint")
-    paths = polyline_paths(start, waypoints)
+    paths = polyline_paths(start, waypoints, arm.position_dims)
     counts = polyline_step_counts(
         arm, start, waypoints, max_step, options.get("speed"), options.get("period")
     )
-    lengths = np.array([path.length for path in paths])
-    weights = lengths if lengths.sum() > 0 else np.array(counts, dtype=float)
-    n = arm.n_joints
-    points, joints, times, statuses, setpoints = [], [], [], [], []
+    segments = _plan_segments(arm, [start, *waypoints], max_step, current, options)
+    return _joined(arm, paths, counts, segments, options.get("period"))
+
+
+def _plan_segments(
+    arm: PlanArm,
+    poses: Sequence[Sequence[float]],
+    max_step: float,
+    current: Sequence[float] | None,
+    options: dict[str, Any],
+) -> list[LinePlan]:
+    """`plan_line` of each segment in turn, each seeded by the one before (its last setpoint
+    when there are setpoints), up to the first that fails."""
+    plans: list[LinePlan] = []
     seed = current
-    offset, calls, done = 0.0, 0, 0
-    singular = False
-    plan: LinePlan | None = None
-    poses = [start, *waypoints]
-    segment = 0
-    for segment in range(len(paths)):
+    for segment in range(len(poses) - 1):
         plan = plan_line(arm, poses[segment], poses[segment + 1], max_step, seed, **options)
-        calls += plan.solve_calls
-        points.append(plan.points)
-        joints.append(plan.joints)
-        times.append(plan.times + offset)
-        statuses.append(plan.step_status)
-        singular = singular or plan.ik_status == IkStatus.SINGULAR
+        plans.append(plan)
         if not plan.ok:
             break
-        done += plan.total_steps
-        offset += plan.duration
         if plan.setpoints is not None:
-            setpoints.append(plan.setpoints.joints)
             seed = tuple(plan.setpoints.joints[-1].tolist())
         elif len(plan.joints):
             seed = tuple(plan.joints[-1].tolist())
-    assert plan is not None
-    total = int(sum(counts))
-    many = len(paths) > 1
-    if plan.ok:
-        failed_step = failed_waypoint = None
-        fraction = 1.0
-        ik_status: IkStatus | int = IkStatus.SINGULAR if singular else IkStatus.OK
-        message = plan.message
+    return plans
+
+
+def _joined(
+    arm: PlanArm,
+    paths: list[LinePath],
+    counts: tuple[int, ...],
+    plans: list[LinePlan],
+    period: float | None,
+) -> PolylinePlan:
+    """One PolylinePlan of the segments' plans: times one after another, the failure's place
+    along the whole path, the feasible share of its length."""
+    last, segment = plans[-1], len(plans) - 1
+    offsets = np.concatenate(([0.0], np.cumsum([p.duration for p in plans[:-1]])))
+    total, many = int(sum(counts)), len(paths) > 1
+    singular = any(plan.ik_status == IkStatus.SINGULAR for plan in plans)
+    failed_step = failed_waypoint = None
+    fraction, ik_status, message = 1.0, last.ik_status, last.message
+    if last.ok:
+        ik_status = IkStatus.SINGULAR if singular else IkStatus.OK
         if many:
             message = f"OK: all {total} steps of {len(paths)} segments feasible"
     else:
-        assert plan.failed_step is not None
-        failed_step, failed_waypoint = done + plan.failed_step, segment
-        fraction = float(
-            (weights[:segment].sum() + plan.feasible_fraction * weights[segment]) / weights.sum()
-        )
-        ik_status = plan.ik_status
-        message = plan.message
+        assert last.failed_step is not None
+        failed_step = sum(p.total_steps for p in plans[:-1]) + last.failed_step
+        failed_waypoint = segment
+        lengths = np.array([path.length for path in paths])
+        weights = lengths if lengths.sum() > 0 else np.array(counts, dtype=float)
+        done = weights[:segment].sum() + last.feasible_fraction * weights[segment]
+        fraction = float(done / weights.sum())
         if many:
             message = (
                 f"segment {segment + 1} of {len(paths)} (to waypoint {segment}), path step "
-                f"{failed_step} of {total}: {plan.message}"
+                f"{failed_step} of {total}: {last.message}"
             )
-    period = options.get("period")
-    all_setpoints = None
-    if plan.ok and period is not None and setpoints:
-        all_setpoints = Setpoints(joints=np.vstack(setpoints), period=period, forward=arm.forward)
+    setpoints = None
+    if last.ok and period is not None and plans[0].setpoints is not None:
+        rows = np.vstack([plan.setpoints.joints for plan in plans if plan.setpoints is not None])
+        setpoints = Setpoints(joints=rows, period=period, forward=arm.tool_vector)
+    n = arm.n_joints
     return PolylinePlan(
-        points=np.concatenate(points) if points else np.zeros((0, 2)),
-        joints=np.concatenate(joints).reshape(-1, n) if joints else np.zeros((0, n)),
-        times=np.concatenate(times),
-        step_status=np.concatenate(statuses).astype(np.uint8),
+        points=np.concatenate([p.points for p in plans]).reshape(-1, plans[0].points.shape[1]),
+        joints=np.concatenate([p.joints for p in plans]).reshape(-1, n),
+        times=np.concatenate([p.times + o for p, o in zip(plans, offsets, strict=True)]),
+        step_status=np.concatenate([p.step_status for p in plans]).astype(np.uint8),
         total_steps=total,
         failed_step=failed_step,
         failed_waypoint=failed_waypoint,
-        status=plan.status,
+        status=last.status,
         ik_status=ik_status,
         feasible_fraction=fraction,
-        failed_point=plan.failed_point,
+        failed_point=last.failed_point,
         message=message,
         segment_steps=counts,
-        setpoints=all_setpoints,
-        solve_calls=calls,
+        setpoints=setpoints,
+        solve_calls=sum(p.solve_calls for p in plans),
     )

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..angles import wrap_angle
 from ..planar.branches import joint_distance
-from ..planar.chain import CONTINUOUS, as_number, shift_range
+from ..planar.chain import as_number, shift_range
 from ..types import Branch, IkResult, IkStatus, branch_of
 from . import explain
 from .model import SpatialChain, outward_angles
@@ -350,14 +350,6 @@ class SpatialArm(SpatialChain):
         return IkResult(status, result.joints, message, result.alternative, manipulability)
 
     # --- limits over every joint ------------------------------------------------------------
-
-    @property
-    def joint_kinds(self) -> tuple[str, ...]:
-        """CONTINUOUS or limited per joint, in joint order (for the least-motion rule)."""
-        return tuple(
-            CONTINUOUS if (lo, hi) == (-math.inf, math.inf) else "limited"
-            for lo, hi in self.joint_limits
-        )
 
     def limit_margin(self, joints: Sequence[float]) -> float:
         """The smallest distance (rad) of any joint to a limit (link angles included)."""

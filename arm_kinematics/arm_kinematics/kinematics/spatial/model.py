@@ -33,7 +33,7 @@ import numpy as np
 
 from ..angles import wrap_angle
 from ..planar.arm import PlanarArm
-from ..planar.chain import as_number
+from ..planar.chain import CONTINUOUS, as_number
 from .rotations import rot_x, rot_y, rot_z, transform
 
 MIN_PITCH_JOINTS, MAX_PITCH_JOINTS = 2, 3
@@ -200,6 +200,45 @@ class SpatialChain:
         """The tool point's largest distance from the shoulder, m."""
         self.singularity_margin: float = self.vertical.singularity_margin
         self.edge_tolerance: float = self.vertical.edge_tolerance
+
+    position_dims = 3
+    """A tool pose's coordinates: x, y and z (then the pitch and the roll)."""
+
+    @property
+    def angle_radii(self) -> tuple[float, float]:
+        """m per rad of a pitch and of a roll turn: the last link swings with the pitch, the
+        tool point stays put when it rolls."""
+        return (self.link_lengths[-1], 0.0)
+
+    @property
+    def joint_kinds(self) -> tuple[str, ...]:
+        """CONTINUOUS or "limited" per joint, in joint order (for the least-motion rule)."""
+        return tuple(
+            CONTINUOUS if (lo, hi) == (-math.inf, math.inf) else "limited"
+            for lo, hi in self.joint_limits
+        )
+
+    def tool_vector(self, joints: Sequence[float]) -> tuple[float, float, float, float, float]:
+        """The tool pose as the planner reads it: (x, y, z, pitch, roll), m and rad (outward).
+
+        >>> SpatialChain((0.1, 0.08)).tool_vector((0.0, 0.0, 0.0))
+        (0.18, 0.0, 0.0, 0.0, 0.0)
+        """
+        tool = self.forward(joints)
+        return (tool.x, tool.y, tool.z, tool.pitch, tool.roll)
+
+    def unwrap_near(self, joints: Sequence[float], reference: Sequence[float]) -> tuple[float, ...]:
+        """`joints` with each continuous joint moved by k * 2 pi to lie nearest `reference`
+        (limited joints unchanged). Radians.
+
+        >>> chain = SpatialChain((0.1, 0.08))
+        >>> [round(q, 3) for q in chain.unwrap_near((-3.0, 0.0, 0.0), (3.0, 0.0, 0.0))]
+        [3.283, 0.0, 0.0]
+        """
+        return tuple(
+            q + round((r - q) / (2 * math.pi)) * 2 * math.pi if kind == CONTINUOUS else q
+            for q, r, kind in zip(joints, reference, self.joint_kinds, strict=True)
+        )
 
     def __repr__(self) -> str:
         return (
