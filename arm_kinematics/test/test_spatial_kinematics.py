@@ -17,7 +17,7 @@ import random
 import numpy as np
 import pytest
 
-from arm_kinematics.kinematics import Branch, IkStatus, SpatialArm
+from arm_kinematics.kinematics import Branch, IkStatus, SpatialArm, plan_line
 
 D = math.radians
 
@@ -216,3 +216,39 @@ def test_bad_input_is_invalid_never_an_exception() -> None:
     ]:
         assert arm.solve(*args, **kwargs).status == IkStatus.INVALID_INPUT
     assert arm.solve_rotation(0.1, 0.0, 0.0, np.ones((3, 3))).status == IkStatus.INVALID_INPUT
+
+
+def test_a_straight_3d_line_with_its_pitch_turning_is_planned_on_the_line() -> None:
+    arm = kit()
+    start_joints = (0.2, D(60), D(-100), D(-30), 0.0)
+    start = arm.tool_vector(start_joints)  # (x, y, z, pitch, roll)
+    goal = (0.05, 0.15, 0.05, D(-90))  # pitch only: the roll is left as it is
+    speeds = [D(120)] * arm.n_joints
+    plan = plan_line(
+        arm, start[:4], goal, 0.001, start_joints, speed=0.05, joint_velocity_limits=speeds,
+        max_joint_step=D(10), period=0.02,
+    )  # fmt: skip
+    assert plan.ok, plan.message
+    assert plan.points.shape[1] == 4
+    line_start, line_goal = np.array(start[:3]), np.array(goal[:3])
+    direction = (line_goal - line_start) / np.linalg.norm(line_goal - line_start)
+    tips = plan.setpoints.tips
+    assert tips.shape[1] == 5
+    for tip in tips:  # every setpoint's tool point is on the line, to the solver's precision
+        offset = tip[:3] - line_start
+        assert np.linalg.norm(offset - np.dot(offset, direction) * direction) < 1e-9
+    assert np.allclose(tips[-1][:4], goal, atol=1e-9)
+    moves = np.abs(np.diff(np.vstack((start_joints, plan.setpoints.joints)), axis=0))
+    assert (moves <= np.array(speeds) * 0.02 + 1e-12).all()  # within the velocity limits
+
+
+def test_a_3d_line_through_an_unreachable_stretch_fails_before_anything_is_planned() -> None:
+    arm = kit()
+    start_joints = (0.0, D(60), D(-100), D(-30), 0.0)
+    start = arm.tool_vector(start_joints)[:3]
+    plan = plan_line(arm, start, (0.0, 0.0, 0.6), 0.001, start_joints, period=0.02, speed=0.05)
+    assert not plan.ok
+    assert plan.status in (IkStatus.TOO_FAR, IkStatus.JOINT_LIMIT)
+    assert plan.setpoints is None  # nothing to stream
+    assert plan.failed_step is not None
+    assert 0 < plan.feasible_fraction < 1
