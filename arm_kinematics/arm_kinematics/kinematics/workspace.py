@@ -25,12 +25,13 @@ Only the public API of `PlanarArm` is used: `solve`, `forward`, `joint_limits`,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
 
 from .planar.arm import PlanarArm
+from .spatial.arm import SpatialArm
 from .types import IkStatus
 
 DEFAULT_CELLS_ACROSS_REACH = 100
@@ -281,3 +282,20 @@ def reachable_region(
     inside = (rows >= 0) & (rows < count) & (columns >= 0) & (columns < count)
     near_singular[rows[inside], columns[inside]] = True
     return ReachableRegion(size, (corner, corner), reachable, near_singular)
+
+
+def vertical_region(arm: SpatialArm, cell_size: float | None = None) -> ReachableRegion:
+    """The region of a spatial arm's vertical plane its tool point reaches within the joint
+    limits, in that plane's coordinates: x forward from the yaw axis (negative: behind it, the
+    chain bent back), y up from the base frame, metres. The same for every yaw, since the yaw
+    turns the whole plane; the yaw's range says which directions the plane can face.
+
+    >>> from arm_kinematics.kinematics import SpatialArm
+    >>> arm = SpatialArm((0.1, 0.08), [None, (-1.6, 1.6), (-1.6, 1.6)], shoulder_height=0.05)
+    >>> region = vertical_region(arm, 0.004)
+    >>> region.contains(0.15, 0.05), region.contains(0.0, 0.05)  # out in front; the shoulder
+    (True, False)
+    """
+    region = reachable_region(arm.vertical, cell_size)
+    x0, y0 = region.origin
+    return replace(region, origin=(x0 + arm.shoulder_forward, y0 + arm.shoulder_height))

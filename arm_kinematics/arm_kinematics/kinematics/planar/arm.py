@@ -140,8 +140,8 @@ class PlanarArm(PlanarChain):
         # here, the rest in `_solve` (which solve_chain calls with seeds it already checked).
         if current is not None:
             current = self._checked_current(current)
-            if isinstance(current, str):
-                return _invalid(current)
+            if isinstance(current, IkResult):
+                return current
         return self._solve(x, y, heading, branch, current)
 
     def _solve(self, x: Any, y: Any, heading: Any, branch: Any, current: Joints | None) -> IkResult:
@@ -278,21 +278,21 @@ class PlanarArm(PlanarChain):
             return IkResult(IkStatus.SINGULAR, chosen, message, other, manipulability)
         return IkResult(IkStatus.OK, chosen, message, other, manipulability)
 
-    def _checked_current(self, current: Any) -> Joints | str:
-        """`current` as n finite floats (rad), or what is wrong with it."""
+    def _checked_current(self, current: Any) -> Joints | IkResult:
+        """`current` as n finite floats (rad), or its INVALID_INPUT."""
         if isinstance(current, (str, bytes)):
-            return f"current {current!r} must be {self.n_joints} joint angles (rad)"
+            return _invalid(f"current {current!r} must be {self.n_joints} joint angles (rad)")
         try:
             values = tuple(map(float, current))
         except (TypeError, ValueError, OverflowError):
-            return f"current {current!r} must be {self.n_joints} joint angles (rad)"
+            return _invalid(f"current {current!r} must be {self.n_joints} joint angles (rad)")
         if len(values) != self.n_joints:
-            return (
+            return _invalid(
                 f"current has {len(values)} values but the arm has {self.n_joints} joints "
                 f"({', '.join(self.joint_names)})"
             )
         if not all(map(math.isfinite, values)):
-            return f"current {values!r} holds a NaN or infinite value"
+            return _invalid(f"current {values!r} holds a NaN or infinite value")
         return values
 
     def _wrist_failure(self, x: float, y: float, heading: float) -> IkResult:
@@ -435,8 +435,8 @@ class PlanarArm(PlanarChain):
         seed = current
         if seed is not None:
             seed = self._checked_current(seed)
-            if isinstance(seed, str):
-                return [_invalid(seed)] * (1 if stop_on_failure else count)
+            if isinstance(seed, IkResult):
+                return [seed] * (1 if stop_on_failure else count)
         results = []
         for x, y, heading in zip(xs_list, ys_list, heading_list, strict=True):
             result = self._solve(x, y, heading, branch, seed)

@@ -288,8 +288,8 @@ class SpatialArm(SpatialChain):
         if not planar.ok:
             return Attempt(side, planar)
         roll_joint = self._roll_joint(side, roll, current)
-        if isinstance(roll_joint, str):
-            return Attempt(side, IkResult(IkStatus.JOINT_LIMIT, None, roll_joint))
+        if isinstance(roll_joint, IkResult):
+            return Attempt(side, roll_joint)
         joints = self._joints(side, planar.joints, roll_joint)
         other = (
             None
@@ -298,9 +298,11 @@ class SpatialArm(SpatialChain):
         )
         return Attempt(side, planar._replace(joints=joints, alternative=other))
 
-    def _roll_joint(self, side: Side, roll: float | None, current: Joints | None) -> float | str:
+    def _roll_joint(
+        self, side: Side, roll: float | None, current: Joints | None
+    ) -> float | IkResult:
         """The roll joint's angle (rad; 0.0 without one) for the requested tool `roll`, or the
-        reason it is outside the roll's limits. Without a requested roll the roll stays."""
+        JOINT_LIMIT of one outside the roll's limits. Without a requested roll the roll stays."""
         if not self.has_roll:
             return 0.0
         assert self.roll_limits is not None
