@@ -3,6 +3,7 @@
     web_bridge                                   # http://127.0.0.1:8080/ (the page), ws://.../ws
     web_bridge --ros-args -p port:=0             # any free port; the log line gives the URL
     web_bridge --ros-args -r __ns:=/left_arm     # the arm in /left_arm
+    web_bridge --ros-args -p host:=0.0.0.0       # on the LAN: every client needs the token
 
 The thin rclpy side of the bridge: parameters, and the ROS half of every rosbridge op
 (subscriptions, publishers, service clients, the action client). Parsing, validation,
@@ -29,6 +30,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from arm_kinematics.bridge import protocol
 from arm_kinematics.bridge.allowlist import AllowList, Interface
+from arm_kinematics.bridge.auth import TokenFileError, generate_token, read_token_file
 from arm_kinematics.bridge.convert import ConversionError, from_json, to_json
 from arm_kinematics.bridge.protocol import ProtocolError
 from arm_kinematics.bridge.security import BridgeSettings
@@ -56,8 +58,13 @@ _DESCRIPTIONS = {
     "rate_limit_per_s": "messages per second a connection may send on average",
     "rate_limit_burst": "messages a connection may send at once above the average rate",
     "service_timeout_s": "longest wait for a service answer or an action server (s)",
+    "require_token": "ask every client for the token on a loopback bind too (behind a reverse "
+    "proxy); any other bind address always does",
+    "token_file": "file holding the token, readable by its owner only ('' = a new token at "
+    "each start, printed once in the page's URL)",
 }
 _PARAMETER_TYPES = {
+    bool: ParameterType.PARAMETER_BOOL,
     str: ParameterType.PARAMETER_STRING,
     int: ParameterType.PARAMETER_INTEGER,
     float: ParameterType.PARAMETER_DOUBLE,
@@ -149,13 +156,16 @@ class WebBridge(Node):
                 f"no web page found ({web_root or 'share/arm_kinematics/web'}): serving only /ws"
             )
             web_root = None
+        token = self._token()
         if not self.settings.loopback:
             self.get_logger().warning(
-                f"binding {self.settings.host}: the arm can be driven from the network by "
-                "anyone who reaches this port (parameter host)"
+                f"binding {self.settings.host}: reachable from the network (parameter host); "
+                "every client must show the token. No TLS: the token and everything the page "
+                "sends cross the network unencrypted; for TLS put web_bridge behind a reverse "
+                "proxy (README, 'The page on the LAN')"
             )
         try:
-            self.server = BridgeServer(self.settings, web_root, self, self.get_logger())
+            self.server = BridgeServer(self.settings, web_root, self, self.get_logger(), token)
         except OSError as error:
             self.get_logger().fatal(
                 f"cannot listen on {self.settings.host}:{self.settings.port}: {error.strerror} "
@@ -164,8 +174,37 @@ class WebBridge(Node):
             raise WebBridgeStartupError() from None
         self.server.start()
         self.url = self.server.url
-        self.get_logger().info(f"page at {self.url}")
-        self.get_logger().info(f"rosbridge v2 WebSocket at ws{self.url[4:]}ws")
+        ws_url = f"ws{self.url[4:]}ws"
+        if token is None:
+            self.get_logger().info(f"page at {self.url}")
+            self.get_logger().info(f"rosbridge v2 WebSocket at {ws_url}")
+        elif self.settings.token_file:
+            self.get_logger().info(
+                f"page at {self.url} (every client needs the token in "
+                f"{self.settings.token_file}: open {self.url}?token=<token> once, then a cookie "
+                "holds it)"
+            )
+        else:  # printed once: the only way to learn a generated token
+            self.get_logger().info(
+                f"page at {self.url}?token={token} (open it once: the token becomes a cookie)"
+            )
+        if token is not None:
+            self.get_logger().info(
+                f"rosbridge v2 WebSocket at {ws_url}: programs send the header "
+                "'Authorization: Bearer <token>' or add ?token=<token> to this URL"
+            )
+
+    def _token(self) -> str | None:
+        """The token clients must show (None on a loopback bind without require_token)."""
+        if not self.settings.token_required:
+            return None
+        if not self.settings.token_file:
+            return generate_token()
+        try:
+            return read_token_file(self.settings.token_file)
+        except TokenFileError as error:
+            self.get_logger().fatal(f"invalid configuration: {error}")
+            raise ParameterStartupError() from None
 
     # --- Dispatcher: runs on the server's loop thread, never blocks ----------------------------
 
