@@ -1172,3 +1172,39 @@ def test_bringup_starts_the_bridge_in_its_namespace() -> None:
     assert relative["values"]["status"] == SolveIK.Response.OK
     assert "not one of this arm's services (/bridged/solve_ik" in refused["msg"]
     assert "<robot" in description["msg"]["data"]
+
+
+def test_ctrl_c_during_a_move_from_the_bridge_ends_every_task() -> None:
+    """A goal from the page still running at Ctrl-C: its task ends with the server, so asyncio
+    has no "Task was destroyed but it is pending!" to say at exit."""
+    lines: list[str] = []
+    process = start_node_process(installed_executable("bringup"), "--web-port", "0")
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
+    reader.start()
+
+    def url() -> str | None:
+        found = (re.search(r"page at (http://127\.0\.0\.1:\d+/)$", line.strip()) for line in lines)
+        return next((match.group(1) for match in found if match), None)
+
+    async def scenario(address: str) -> None:
+        async with aiohttp.ClientSession() as session, session.ws_connect(address + "ws") as ws:
+            client = Client(ws)
+            # A slow move: still running when the process is stopped.
+            await client.send(goal_message(0.10, 0.10, "slow", speed=0.01, feedback=True))
+            await client.answer("action_feedback", "slow")
+            os.killpg(process.pid, signal.SIGINT)
+            with contextlib.suppress(ConnectionError):
+                while True:  # until the server closes the connection
+                    await client.receive()
+
+    try:
+        run(scenario(wait_for(url, what="bringup's page URL")))
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGINT)
+        code = process.wait(DEFAULT_TIMEOUT_S)
+        reader.join(DEFAULT_TIMEOUT_S)
+    output = "".join(lines)
+    assert code == 0, output
+    assert "Task was destroyed" not in output
+    assert "Traceback" not in output

@@ -231,6 +231,13 @@ class BridgeServer:
             await session.ws.close(code=WSCloseCode.GOING_AWAY, message=b"web_bridge stopping")
         if self._runner is not None:
             await self._runner.cleanup()
+        # What is still waiting (a goal's result, a call's answer, a writer) ends here, on a
+        # running loop: a task left pending when the loop closes is reported by asyncio as
+        # "Task was destroyed but it is pending!" (Ctrl-C during a move from the page).
+        pending = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
         if self._refusal_flush is not None:
             self._refusal_flush.cancel()
 
