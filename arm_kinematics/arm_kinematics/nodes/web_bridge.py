@@ -11,12 +11,22 @@ conversion, rate limits and the HTTP/WebSocket server live in `arm_kinematics.br
 has no ROS graph in it. aiohttp runs on its own asyncio loop in a thread beside the executor;
 messages cross with `call_soon_threadsafe` and futures, never by blocking either side.
 
+The node spins its own single-threaded executor on a thread of its own (`node.executor` is set
+when it is built, so `run_nodes` and the test graphs leave it there). Its callbacks never
+block: they convert a message and hand it to the loop. Every pass of an rclpy executor builds
+its wait set from every entity of its nodes, in Python, holding the GIL: about 1 ms in
+bringup's shared executor (five nodes and their parameter services), a fraction of that for
+the bridge's own few. A call through the bridge takes two such passes (the response, then
+its done callbacks, which rclpy runs as executor tasks), and the page's subscriptions one per
+message; on the shared executor they cost the arm's nodes that time as well.
+
 Only this arm's names (bridge/allowlist.py) are reachable; see the README's "Web bridge".
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -24,6 +34,7 @@ from typing import Any
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.exceptions import ParameterException
+from rclpy.executors import ExternalShutdownException, ShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -45,6 +56,8 @@ from arm_kinematics.rclpy_compat.action_client import ActionClient, destroy_acti
 MAX_CALLS_IN_FLIGHT = 32  # per connection: service calls and goals waiting for an answer
 MAX_SUBSCRIPTIONS = 32  # per connection (each is an rclpy subscription)
 _READY_POLL_S = 0.02
+_SPIN_TIMEOUT_S = 0.1  # the bridge's executor looks for its stop flag at least this often
+_JOIN_TIMEOUT_S = 5.0
 
 _DESCRIPTIONS = {
     "host": "address to bind (loopback by default; any other address is reachable from the "
@@ -173,6 +186,11 @@ class WebBridge(Node):
             )
             raise WebBridgeStartupError() from None
         self.server.start()
+        self._executor = SingleThreadedExecutor(context=self.context)
+        self._executor.add_node(self)
+        self._stop_spinning = threading.Event()
+        self._spinner = threading.Thread(target=self._spin, name="web_bridge_ros", daemon=True)
+        self._spinner.start()
         self.url = self.server.url
         ws_url = f"ws{self.url[4:]}ws"
         if token is None:
@@ -413,7 +431,16 @@ class WebBridge(Node):
         if goal.handle is not None:
             goal.handle.cancel_goal_async()
 
-    # --- shutdown -------------------------------------------------------------------------------
+    # --- the bridge's own executor, and shutdown ------------------------------------------------
+
+    def _spin(self) -> None:
+        while not self._stop_spinning.is_set():
+            try:
+                self._executor.spin_once(timeout_sec=_SPIN_TIMEOUT_S)
+            except (ExternalShutdownException, ShutdownException):
+                return
+            except Exception as error:  # a callback's failure must not stop the bridge
+                self.get_logger().error(f"a callback failed: {error!r}")
 
     def close(self) -> None:
         """Close every client (their goals are canceled) and stop the server."""
@@ -423,6 +450,12 @@ class WebBridge(Node):
 
     def destroy_node(self) -> None:
         self.close()
+        spinner = getattr(self, "_spinner", None)
+        if spinner is not None:
+            self._stop_spinning.set()
+            self._executor.wake()
+            spinner.join(_JOIN_TIMEOUT_S)
+            self._executor.shutdown(timeout_sec=0)
         destroy_actions(self)
         super().destroy_node()
 
