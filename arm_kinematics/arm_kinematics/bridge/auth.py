@@ -188,6 +188,8 @@ class RefusalLog:
     def note(self, peer: str, what: str) -> str | None:
         key = (peer, what)
         now = self._clock()
+        if len(self._last_line) >= MAX_TRACKED_PEERS:
+            self._forget_quiet(now)
         last = self._last_line.get(key)
         if last is None or now - last >= self.interval_s:
             held = self._held.pop(key, 0)
@@ -207,6 +209,12 @@ class RefusalLog:
                 self._last_line[key] = now
                 lines.append(self._held_line(key, held))
         return lines
+
+    def _forget_quiet(self, now: float) -> None:
+        """Drop what nothing is held for and is older than an interval (bounded memory)."""
+        for key, last in list(self._last_line.items()):
+            if key not in self._held and now - last >= self.interval_s:
+                del self._last_line[key]
 
     def holding(self) -> bool:
         """Whether counts wait for a later `flush`."""

@@ -246,18 +246,14 @@ class BridgeServer:
     @web.middleware
     async def _check_request(self, request: web.Request, handler: Callable) -> web.StreamResponse:
         """Host, then Origin, then the token (when required), before any route."""
-        if not host_allowed(request.headers.get("Host"), self.hosts):
-            self.logger.warning(
-                f"web_bridge: refused a request for Host {request.headers.get('Host')!r} "
-                f"from {request.remote}"
-            )
+        peer = str(request.remote)
+        host = request.headers.get("Host")
+        if not host_allowed(host, self.hosts):
+            self._log_refusal(peer, "an unknown Host", f"Host {host!r}")
             return web.Response(status=421, text="421 Misdirected Request: unknown Host\n")
         origin = request.headers.get("Origin")
         if not origin_allowed(origin, self.hosts, self.tls_hosts):
-            what = "a WebSocket" if request.path == WEBSOCKET_PATH else "a request"
-            self.logger.warning(
-                f"web_bridge: refused {what} from origin {origin!r} ({request.remote})"
-            )
+            self._log_refusal(peer, "a foreign Origin", f"{origin!r}, {request.path}")
             return web.Response(status=403, text="403 Forbidden: cross-origin request\n")
         if self.token is not None:
             refusal = self._refuse_without_token(request)
@@ -309,10 +305,11 @@ class BridgeServer:
         response.headers["Cache-Control"] = "no-store"
         return response
 
-    def _log_refusal(self, peer: str, what: str) -> None:
+    def _log_refusal(self, peer: str, what: str, detail: str = "") -> None:
+        """Log a refusal now, or count it for the next line about this peer and kind."""
         line = self._refusals.note(peer, what)
         if line is not None:
-            self.logger.warning(f"web_bridge: {line}")
+            self.logger.warning(f"web_bridge: {line}" + (f" ({detail})" if detail else ""))
         if self._refusal_flush is None:
             self._refusal_flush = self._loop.call_later(
                 self._refusals.interval_s + _FLUSH_SLACK_S, self._flush_refusals
