@@ -5,12 +5,27 @@
 # Extra arguments go to `bringup` (e.g. `make run ARGS="--namespace left_arm"`).
 set -euo pipefail
 cat >&2 <<'TXT'
-[run] starting the arm (simulated servos). Open the page: http://127.0.0.1:8080/
-[run]   (web_bridge logs the exact URL below; --web-port N or --no-web change it)
+[run] starting the arm (simulated servos); the page's address follows once it is served.
 [run] In another shell, `source scripts/env.sh`, then try:
 [run]   ik_client solve 0.12 0.05            # IK with both elbows
 [run]   ik_client fk --joints 30 45          # FK (degrees at the command line)
 [run]   move_arm 0.10 0.10                   # straight-line move, feedback and result
 [run] Ctrl-C stops it (servos released, exit 0).
 TXT
-exec bringup "$@"
+# bringup's output passes through unchanged; when web_bridge logs the address it serves
+# ("page at http://...", the port of --web-port, the token of a LAN bind), it is said once more
+# where it cannot be missed. The reader ignores Ctrl-C: it must read bringup's shutdown lines
+# to the end, or bringup would write them into a closed pipe.
+bringup "$@" 2>&1 | {
+  trap '' INT
+  while IFS= read -r line; do
+    printf '%s\n' "$line"
+    case "$line" in
+      *"[web_bridge]: page at http"*)
+        url="${line#*page at }"
+        printf '[run] open the page: %s\n' "${url%% *}"
+        ;;
+    esac
+  done
+}
+exit "${PIPESTATUS[0]}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up of the workspace on a fresh machine: .venv with pinned ROS 2 Jazzy wheels
 # from PyPI, the wheels' cmake-path repair (inside .venv only), then `colcon build`.
-# A second run with nothing changed only checks stamps and lets colcon skip (a few seconds).
+# A second run with nothing changed only checks stamps (well under a second): no pip, no colcon.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -31,6 +31,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   "$py" -m pip check >/dev/null 2>&1 || log "pip check reports unmet metadata of the ros wheels (known, harmless)"
   "$py" -c 'import rclpy, numpy, transforms3d, adafruit_servokit, xacro, hypothesis, playwright' \
     || { log "the pinned packages did not install; see the pip output above"; exit 1; }
+  # 2. The ros wheels' cmake exports name the wheel build machine's paths; point them at this
+  #    venv (after every install: pip may have put the original files back).
+  "$py" "$root/scripts/fix_cmake_paths.py" "$venv"
   echo "$want" > "$stamp"
 fi
 
@@ -47,15 +50,30 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 
-# 2. The ros wheels' cmake exports name the wheel build machine's paths; point them at this venv.
-"$py" "$root/scripts/fix_cmake_paths.py" "$venv"
-
 # 3. Build the two packages, and pypi_route/control_msgs: the interfaces of control_msgs that the
-# nodes serve, which PyPI lacks. pypi_route/COLCON_IGNORE hides it from a ROS workspace's
-# colcon and rosdep (there the real control_msgs comes through its rosdep key), so it is named
-# here by its own path. It changes only with its own files or the ROS wheels: when neither did,
-# colcon skips it (its no-op cmake build and install would double the seconds of this step).
+#    nodes serve, which PyPI lacks. pypi_route/COLCON_IGNORE hides it from a ROS workspace's
+#    colcon and rosdep (there the real control_msgs comes through its rosdep key), so it is named
+#    here by its own path. Nothing is built when nothing they are built from changed since the
+#    last build: their files (any of them: a new page file or console script needs the build, an
+#    edited module does not but costs only the build's seconds; not caches such as
+#    .pytest_cache or __pycache__), the pinned set, and this script. `make clean` removes
+#    install/ and the stamps. control_msgs changes only with its own files or the ROS wheels:
+#    when neither did, colcon skips it (its no-op cmake build and install would double the
+#    seconds of this step).
 control_msgs_src="$root/pypi_route/control_msgs"
+build_stamp="$root/install/.sources.sha256"
+sources="$(
+  {
+    find arm_kinematics arm_kinematics_interfaces pypi_route \
+      \( -name '.*' -o -name __pycache__ -o -name '*.egg-info' \) -prune -o -type f -print0 \
+      | sort -z | xargs -0 sha256sum
+    echo "$want"
+    sha256sum scripts/setup.sh
+  } | sha256sum | cut -d' ' -f1
+)"
+if [ -d "$root/build" ] && [ "$(cat "$build_stamp" 2>/dev/null)" = "$sources" ]; then
+  exit 0
+fi
 control_msgs_stamp="$root/install/control_msgs/.pypi_route.sha256"
 control_msgs_want="$(cd "$control_msgs_src" && { find . -type f -print0 | sort -z | xargs -0 sha256sum; echo "$want"; } | sha256sum | cut -d' ' -f1)"
 skip=()
@@ -65,8 +83,14 @@ fi
 # shellcheck source=scripts/env.sh
 source "$root/scripts/env.sh" --no-install
 log "colcon build"
-colcon --log-base "$root/log" build --base-paths "$root" "$control_msgs_src" "${skip[@]}" \
+# The venv is on AMENT_PREFIX_PATH for the ROS wheels it holds, but it is no colcon install
+# (no local_setup.* to source): colcon's extension that reads AMENT_PREFIX_PATH as underlays
+# has nothing to do there and would only warn that it "doesn't contain any 'local_setup.*'
+# files". The build sees the venv's packages through the environment env.sh sets.
+COLCON_EXTENSION_BLOCKLIST=colcon_core.prefix_path.ament \
+  colcon --log-base "$root/log" build --base-paths "$root" "$control_msgs_src" "${skip[@]}" \
   --build-base "$root/build" --install-base "$root/install" --symlink-install \
   --event-handlers console_direct- console_stderr- status- summary+ \
   --cmake-args -DPython3_EXECUTABLE="$py" -DBUILD_TESTING=OFF -Wno-dev >&2
 echo "$control_msgs_want" > "$control_msgs_stamp"
+echo "$sources" > "$build_stamp"

@@ -88,9 +88,11 @@ class RosGraph:
             self.executor.spin()
 
     def add(self, node: Node) -> Node:
-        """Spin `node` on the shared executor and return it."""
+        """Spin `node` on the shared executor (unless it spins its own, as web_bridge does)
+        and return it."""
         self._nodes.append(node)
-        self.executor.add_node(node)
+        if node.executor is None:
+            self.executor.add_node(node)
         return node
 
     def node(self, name: str, **kwargs: Any) -> Node:

@@ -27,6 +27,7 @@ ROSDEP_KEYS = {
     "catkin_pkg": "python3-catkin-pkg",
     "adafruit_servokit": "python3-adafruit-servokit-pip",
     "aiohttp": "python3-aiohttp",
+    "psutil": "python3-psutil",
 }
 #: Modules with no rosdep key at all: installed with pip, as the README says.
 PIP_ONLY = {"adafruit_extended_bus", "playwright", "roslibpy"}

@@ -242,6 +242,23 @@ def test_the_page_is_served_on_the_same_port(stack: Stack) -> None:
     assert stack.url.startswith("http://127.0.0.1:")
 
 
+def test_a_loopback_bind_needs_no_token(stack: Stack) -> None:
+    """As before the token existed (test_web_bridge_token.py has the network bind)."""
+
+    async def scenario() -> tuple[int, str | None, dict]:
+        async with aiohttp.ClientSession() as session, session.get(stack.url) as response:
+            status, cookie = response.status, response.headers.get("Set-Cookie")
+        async with connect(stack) as client:
+            answer = await client.solve(*REACHABLE)
+        return status, cookie, answer
+
+    status, cookie, answer = run(scenario())
+    assert stack.bridge.server.token is None
+    assert status == 200
+    assert cookie is None
+    assert answer["result"] is True
+
+
 def test_a_foreign_host_header_is_refused_dns_rebinding(stack: Stack) -> None:
     async def scenario() -> None:
         async with aiohttp.ClientSession() as session:
@@ -1111,50 +1128,6 @@ def test_a_port_in_use_stops_the_node_with_exit_1() -> None:
     assert "Traceback" not in output
 
 
-def test_another_bind_address_warns_and_takes_the_allowed_host_names() -> None:
-    lines: list[str] = []
-    process = start_node_process(
-        installed_executable("web_bridge"),
-        "--ros-args",
-        "-p",
-        "host:=0.0.0.0",
-        "-p",
-        "port:=0",
-        "-p",
-        "allowed_hosts:=[armpi]",
-    )
-    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
-    reader.start()
-
-    def url() -> str | None:
-        found = (re.search(r"page at (http://\S+/)$", line.strip()) for line in lines)
-        return next((match.group(1) for match in found if match), None)
-
-    async def status_for(port: int, host: str) -> int:
-        async with (
-            aiohttp.ClientSession() as session,
-            session.get(f"http://127.0.0.1:{port}/", headers={"Host": host}) as response,
-        ):
-            return response.status
-
-    try:
-        address = wait_for(url, what="the URL line")
-        port = int(address.rsplit(":", 1)[1].strip("/"))
-        # 404: no page installed under this web_root is fine; what matters is not 421.
-        assert run(status_for(port, f"armpi:{port}")) != 421
-        assert run(status_for(port, f"127.0.0.1:{port}")) != 421
-        assert run(status_for(port, f"evil:{port}")) == 421
-    finally:
-        os.killpg(process.pid, signal.SIGINT)
-        code = process.wait(DEFAULT_TIMEOUT_S)
-        reader.join(DEFAULT_TIMEOUT_S)
-    assert address.startswith("http://0.0.0.0:")
-    warnings = [line for line in lines if "WARN" in line and "0.0.0.0" in line]
-    assert warnings
-    assert "from the network" in warnings[0]
-    assert code == 0, "".join(lines)
-
-
 def test_bringup_starts_the_bridge_in_its_namespace() -> None:
     """`bringup` runs web_bridge by default; in a namespace, relative names are that arm's."""
     lines: list[str] = []
@@ -1203,3 +1176,39 @@ def test_bringup_starts_the_bridge_in_its_namespace() -> None:
     assert relative["values"]["status"] == SolveIK.Response.OK
     assert "not one of this arm's services (/bridged/solve_ik" in refused["msg"]
     assert "<robot" in description["msg"]["data"]
+
+
+def test_ctrl_c_during_a_move_from_the_bridge_ends_every_task() -> None:
+    """A goal from the page still running at Ctrl-C: its task ends with the server, so asyncio
+    has no "Task was destroyed but it is pending!" to say at exit."""
+    lines: list[str] = []
+    process = start_node_process(installed_executable("bringup"), "--web-port", "0")
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
+    reader.start()
+
+    def url() -> str | None:
+        found = (re.search(r"page at (http://127\.0\.0\.1:\d+/)$", line.strip()) for line in lines)
+        return next((match.group(1) for match in found if match), None)
+
+    async def scenario(address: str) -> None:
+        async with aiohttp.ClientSession() as session, session.ws_connect(address + "ws") as ws:
+            client = Client(ws)
+            # A slow move: still running when the process is stopped.
+            await client.send(goal_message(0.10, 0.10, "slow", speed=0.01, feedback=True))
+            await client.answer("action_feedback", "slow")
+            os.killpg(process.pid, signal.SIGINT)
+            with contextlib.suppress(ConnectionError):
+                while True:  # until the server closes the connection
+                    await client.receive()
+
+    try:
+        run(scenario(wait_for(url, what="bringup's page URL")))
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGINT)
+        code = process.wait(DEFAULT_TIMEOUT_S)
+        reader.join(DEFAULT_TIMEOUT_S)
+    output = "".join(lines)
+    assert code == 0, output
+    assert "Task was destroyed" not in output
+    assert "Traceback" not in output

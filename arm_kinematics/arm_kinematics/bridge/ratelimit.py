@@ -25,11 +25,15 @@ class TokenBucket:
         self._tokens = float(burst)
         self._last = clock()
 
-    def take(self) -> bool:
+    def available(self) -> float:
+        """The messages that may pass now (a fraction of one: not yet)."""
         now = self._clock()
         self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate_per_s)
         self._last = now
-        if self._tokens >= 1.0:
+        return self._tokens
+
+    def take(self) -> bool:
+        if self.available() >= 1.0:
             self._tokens -= 1.0
             return True
         return False

@@ -4,7 +4,12 @@ One port serves the page's static files and the rosbridge WebSocket at `/ws`. Ev
 protects the arm from the network happens here, before any message reaches the ROS side:
 
 - the `Host` check on every request (421 otherwise: DNS rebinding), the `Origin` check on the
-  WebSocket handshake (403 otherwise: another site's page in the user's browser);
+  WebSocket handshake and on any request that has one (403 otherwise: another site's page in
+  the user's browser);
+- when a token is required (a network address, bridge/auth.py): no token or a wrong one 401,
+  a peer past its wrong tries 429, each refusal logged with the peer's address (one line per
+  peer and kind every few seconds, with the count); the right `?token=` on a page request
+  sets the cookie and redirects to the same URL without it;
 - at most `max_connections` WebSockets (the next one gets a `status` error and is closed with
   1013, "try again later");
 - frames larger than `max_message_bytes` close that connection (1009, "message too big");
@@ -33,20 +38,24 @@ from typing import Any, Protocol
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from arm_kinematics.bridge import protocol
+from arm_kinematics.bridge import auth, protocol
 from arm_kinematics.bridge.convert import ConversionError
 from arm_kinematics.bridge.ratelimit import TokenBucket
 from arm_kinematics.bridge.security import (
     BridgeSettings,
     allowed_hosts,
     host_allowed,
+    lan_address,
+    machine_addresses,
     origin_allowed,
+    proxy_hosts,
 )
 
 WEBSOCKET_PATH = "/ws"
 #: Topic messages waiting for a slow client beyond this many are dropped (answers never are).
 MAX_QUEUED_TOPIC_MESSAGES = 256
 _STATUS_EVERY_S = 1.0  # at most one rate-limit status a second per connection
+_FLUSH_SLACK_S = 0.05  # a timer may fire a hair early; the held counts are then due
 
 
 def call_soon_threadsafe(loop: asyncio.AbstractEventLoop, callback: Callable, *args: Any) -> None:
@@ -117,7 +126,10 @@ class Dispatcher(Protocol):
 
 
 class BridgeServer:
-    """Serves `web_root` and `/ws` on `settings.host:port` from a thread of its own."""
+    """Serves `web_root` and `/ws` on `settings.host:port` from a thread of its own.
+
+    `token`: what every client must show when `settings.token_required` (bridge/auth.py).
+    """
 
     def __init__(
         self,
@@ -125,8 +137,12 @@ class BridgeServer:
         web_root: Path | None,
         dispatcher: Dispatcher,
         logger: logging.Logger | Any,
+        token: str | None = None,
     ) -> None:
+        if settings.token_required and not token:
+            raise ValueError("a token is required on this bind, and none was given")
         self.settings = settings
+        self.token = token if settings.token_required else None
         self.web_root = web_root
         self.dispatcher = dispatcher
         self.logger = logger
@@ -141,9 +157,17 @@ class BridgeServer:
             raise
         self._socket.listen(128)
         self.port: int = self._socket.getsockname()[1]
-        self.hosts = allowed_hosts(host, self.port, settings.allowed_hosts)
-        shown = f"[{host}]" if ":" in host else host
+        local = () if settings.loopback else machine_addresses()
+        self.hosts = allowed_hosts(host, self.port, settings.allowed_hosts, local)
+        self.tls_hosts = proxy_hosts(settings.allowed_hosts, self.port)
+        address = lan_address(host, local)
+        shown = f"[{address}]" if ":" in address else address
+        #: The page's URL: the bound address, or for 0.0.0.0 the machine's LAN address.
         self.url = f"http://{shown}:{self.port}/"
+        self.cookie = auth.cookie_name(self.port)
+        self._wrong_tokens = auth.WrongTokenLimiter()
+        self._refusals = auth.RefusalLog()
+        self._refusal_flush: asyncio.TimerHandle | None = None
         self.sessions: dict[int, Session] = {}
         self._numbers = itertools.count(1)
         self._loop = asyncio.new_event_loop()
@@ -174,7 +198,7 @@ class BridgeServer:
         self._loop.close()
 
     async def _serve(self) -> None:
-        app = web.Application(middlewares=[self._check_host], client_max_size=1024**2)
+        app = web.Application(middlewares=[self._check_request], client_max_size=1024**2)
         app.router.add_get(WEBSOCKET_PATH, self._websocket)
         app.router.add_get("/", self._index)
         if self.web_root is not None:
@@ -207,18 +231,100 @@ class BridgeServer:
             await session.ws.close(code=WSCloseCode.GOING_AWAY, message=b"web_bridge stopping")
         if self._runner is not None:
             await self._runner.cleanup()
+        # What is still waiting (a goal's result, a call's answer, a writer) ends here, on a
+        # running loop: a task left pending when the loop closes is reported by asyncio as
+        # "Task was destroyed but it is pending!" (Ctrl-C during a move from the page).
+        pending = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        if self._refusal_flush is not None:
+            self._refusal_flush.cancel()
 
     # --- HTTP ----------------------------------------------------------------------------------
 
     @web.middleware
-    async def _check_host(self, request: web.Request, handler: Callable) -> web.StreamResponse:
-        if not host_allowed(request.headers.get("Host"), self.hosts):
-            self.logger.warning(
-                f"web_bridge: refused a request for Host {request.headers.get('Host')!r} "
-                f"from {request.remote}"
-            )
+    async def _check_request(self, request: web.Request, handler: Callable) -> web.StreamResponse:
+        """Host, then Origin, then the token (when required), before any route."""
+        peer = str(request.remote)
+        host = request.headers.get("Host")
+        if not host_allowed(host, self.hosts):
+            self._log_refusal(peer, "an unknown Host", f"Host {host!r}")
             return web.Response(status=421, text="421 Misdirected Request: unknown Host\n")
+        origin = request.headers.get("Origin")
+        if not origin_allowed(origin, self.hosts, self.tls_hosts):
+            self._log_refusal(peer, "a foreign Origin", f"{origin!r}, {request.path}")
+            return web.Response(status=403, text="403 Forbidden: cross-origin request\n")
+        if self.token is not None:
+            refusal = self._refuse_without_token(request)
+            if refusal is not None:
+                return refusal
+            if request.path != WEBSOCKET_PATH and auth.TOKEN_QUERY in request.rel_url.query:
+                return self._set_cookie_and_redirect(request)
         return await handler(request)
+
+    def _refuse_without_token(self, request: web.Request) -> web.Response | None:
+        """None if the request shows the right token; else the 401 or 429 answer (logged)."""
+        peer = str(request.remote)
+        presented = auth.presented_token(
+            request.headers, request.rel_url.query, request.cookies, self.cookie
+        )
+        if presented is None:
+            self._log_refusal(peer, "no token")
+            return web.Response(
+                status=401,
+                headers={"WWW-Authenticate": "Bearer"},
+                text="401 Unauthorized: this web_bridge needs its token. Open the URL with "
+                "?token=... that it printed at start-up; programs send the header "
+                "'Authorization: Bearer <token>'.\n",
+            )
+        if not self._wrong_tokens.may_try(peer):
+            self._log_refusal(peer, "a token after too many wrong ones (429)")
+            retry_s = round(1.0 / auth.WRONG_TOKEN_RATE_PER_S)
+            return web.Response(
+                status=429,
+                headers={"Retry-After": str(retry_s)},
+                text="429 Too Many Requests: too many wrong tokens from this address\n",
+            )
+        if not auth.token_matches(presented, self.token):
+            self._wrong_tokens.wrong(peer)
+            self._log_refusal(peer, "a wrong token")
+            return web.Response(
+                status=401,
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+                text="401 Unauthorized: wrong token\n",
+            )
+        return None
+
+    def _set_cookie_and_redirect(self, request: web.Request) -> web.Response:
+        """The first load with `?token=`: the cookie, then the same URL without the token."""
+        response = web.HTTPSeeOther(
+            location=str(request.rel_url.without_query_params(auth.TOKEN_QUERY))
+        )
+        response.set_cookie(self.cookie, self.token, httponly=True, samesite="Strict", path="/")
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    def _log_refusal(self, peer: str, what: str, detail: str = "") -> None:
+        """Log a refusal now, or count it for the next line about this peer and kind."""
+        line = self._refusals.note(peer, what)
+        if line is not None:
+            self.logger.warning(f"web_bridge: {line}" + (f" ({detail})" if detail else ""))
+        if self._refusal_flush is None:
+            self._refusal_flush = self._loop.call_later(
+                self._refusals.interval_s + _FLUSH_SLACK_S, self._flush_refusals
+            )
+
+    def _flush_refusals(self) -> None:
+        """The counts held back in the last interval, then again while refusals go on."""
+        self._refusal_flush = None
+        lines = self._refusals.flush()
+        for line in lines:
+            self.logger.warning(f"web_bridge: {line}")
+        if self._refusals.holding():
+            self._refusal_flush = self._loop.call_later(
+                self._refusals.interval_s + _FLUSH_SLACK_S, self._flush_refusals
+            )
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
         index = None if self.web_root is None else self.web_root / "index.html"
@@ -229,12 +335,7 @@ class BridgeServer:
     # --- WebSocket -----------------------------------------------------------------------------
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
-        origin = request.headers.get("Origin")
-        if not origin_allowed(origin, self.hosts):
-            self.logger.warning(
-                f"web_bridge: refused a WebSocket from origin {origin!r} ({request.remote})"
-            )
-            return web.Response(status=403, text="403 Forbidden: cross-origin WebSocket\n")
+        # Host, Origin and the token are checked by _check_request.
         ws = web.WebSocketResponse(
             max_msg_size=self.settings.max_message_bytes, heartbeat=None, compress=False
         )
@@ -316,4 +417,6 @@ class BridgeServer:
 async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("X-Frame-Options", "DENY")
+    # The first load's URL carries the token: never hand it on to another site.
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
     response.headers.setdefault("Cache-Control", "no-cache")

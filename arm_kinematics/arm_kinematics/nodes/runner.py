@@ -93,7 +93,8 @@ def run_nodes(factories: Sequence[Callable[[], Node]], args: list[str] | None = 
             if stop.is_set():
                 return 0
         for node in nodes:
-            executor.add_node(node)
+            if node.executor is None:  # web_bridge spins an executor of its own
+                executor.add_node(node)
         # What start-up built (rclpy, messages, the nodes) lives as long as the process: kept
         # out of the garbage collector's passes, a full pass no longer walks it in the middle
         # of a goal. bench_trajectory (bringup): first-setpoint p99 19-25 ms with it, 27-48 ms

@@ -3,6 +3,7 @@
     web_bridge                                   # http://127.0.0.1:8080/ (the page), ws://.../ws
     web_bridge --ros-args -p port:=0             # any free port; the log line gives the URL
     web_bridge --ros-args -r __ns:=/left_arm     # the arm in /left_arm
+    web_bridge --ros-args -p host:=0.0.0.0       # on the LAN: every client needs the token
 
 The thin rclpy side of the bridge: parameters, and the ROS half of every rosbridge op
 (subscriptions, publishers, service clients, the action client). Parsing, validation,
@@ -10,12 +11,22 @@ conversion, rate limits and the HTTP/WebSocket server live in `arm_kinematics.br
 has no ROS graph in it. aiohttp runs on its own asyncio loop in a thread beside the executor;
 messages cross with `call_soon_threadsafe` and futures, never by blocking either side.
 
+The node spins its own single-threaded executor on a thread of its own (`node.executor` is set
+when it is built, so `run_nodes` and the test graphs leave it there). Its callbacks never
+block: they convert a message and hand it to the loop. Every pass of an rclpy executor builds
+its wait set from every entity of its nodes, in Python, holding the GIL: about 1 ms in
+bringup's shared executor (five nodes and their parameter services), a fraction of that for
+the bridge's own few. A call through the bridge takes two such passes (the response, then
+its done callbacks, which rclpy runs as executor tasks), and the page's subscriptions one per
+message; on the shared executor they cost the arm's nodes that time as well.
+
 Only this arm's names (bridge/allowlist.py) are reachable; see the README's "Web bridge".
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -23,12 +34,14 @@ from typing import Any
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.exceptions import ParameterException
+from rclpy.executors import ExternalShutdownException, ShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from arm_kinematics.bridge import protocol
 from arm_kinematics.bridge.allowlist import AllowList, Interface
+from arm_kinematics.bridge.auth import TokenFileError, generate_token, read_token_file
 from arm_kinematics.bridge.convert import ConversionError, from_json, to_json
 from arm_kinematics.bridge.protocol import ProtocolError
 from arm_kinematics.bridge.security import BridgeSettings
@@ -43,6 +56,8 @@ from arm_kinematics.rclpy_compat.action_client import ActionClient, destroy_acti
 MAX_CALLS_IN_FLIGHT = 32  # per connection: service calls and goals waiting for an answer
 MAX_SUBSCRIPTIONS = 32  # per connection (each is an rclpy subscription)
 _READY_POLL_S = 0.02
+_SPIN_TIMEOUT_S = 0.1  # the bridge's executor looks for its stop flag at least this often
+_JOIN_TIMEOUT_S = 5.0
 
 _DESCRIPTIONS = {
     "host": "address to bind (loopback by default; any other address is reachable from the "
@@ -56,8 +71,13 @@ _DESCRIPTIONS = {
     "rate_limit_per_s": "messages per second a connection may send on average",
     "rate_limit_burst": "messages a connection may send at once above the average rate",
     "service_timeout_s": "longest wait for a service answer or an action server (s)",
+    "require_token": "ask every client for the token on a loopback bind too (behind a reverse "
+    "proxy); any other bind address always does",
+    "token_file": "file holding the token, readable by its owner only ('' = a new token at "
+    "each start, printed once in the page's URL)",
 }
 _PARAMETER_TYPES = {
+    bool: ParameterType.PARAMETER_BOOL,
     str: ParameterType.PARAMETER_STRING,
     int: ParameterType.PARAMETER_INTEGER,
     float: ParameterType.PARAMETER_DOUBLE,
@@ -149,13 +169,16 @@ class WebBridge(Node):
                 f"no web page found ({web_root or 'share/arm_kinematics/web'}): serving only /ws"
             )
             web_root = None
+        token = self._token()
         if not self.settings.loopback:
             self.get_logger().warning(
-                f"binding {self.settings.host}: the arm can be driven from the network by "
-                "anyone who reaches this port (parameter host)"
+                f"binding {self.settings.host}: reachable from the network (parameter host); "
+                "every client must show the token. No TLS: the token and everything the page "
+                "sends cross the network unencrypted; for TLS put web_bridge behind a reverse "
+                "proxy (README, 'The page on the LAN')"
             )
         try:
-            self.server = BridgeServer(self.settings, web_root, self, self.get_logger())
+            self.server = BridgeServer(self.settings, web_root, self, self.get_logger(), token)
         except OSError as error:
             self.get_logger().fatal(
                 f"cannot listen on {self.settings.host}:{self.settings.port}: {error.strerror} "
@@ -164,12 +187,47 @@ class WebBridge(Node):
             )
             raise WebBridgeStartupError() from None
         self.server.start()
+        self._executor = SingleThreadedExecutor(context=self.context)
+        self._executor.add_node(self)
+        self._stop_spinning = threading.Event()
+        self._spinner = threading.Thread(target=self._spin, name="web_bridge_ros", daemon=True)
+        self._spinner.start()
         self.url = self.server.url
+        ws_url = f"ws{self.url[4:]}ws"
         # The page names the arm's topics with ?ns= (it may talk to another bridge too).
         namespace = self.get_namespace()
         page = self.url if namespace == "/" else f"{self.url}?ns={namespace}"
-        self.get_logger().info(f"page at {page}")
-        self.get_logger().info(f"rosbridge v2 WebSocket at ws{self.url[4:]}ws")
+        join = "&" if "?" in page else "?"
+        if token is None:
+            self.get_logger().info(f"page at {page}")
+            self.get_logger().info(f"rosbridge v2 WebSocket at {ws_url}")
+        elif self.settings.token_file:
+            self.get_logger().info(
+                f"page at {page} (every client needs the token in "
+                f"{self.settings.token_file}: open {page}{join}token=<token> once, then a "
+                "cookie holds it)"
+            )
+        else:  # printed once: the only way to learn a generated token
+            self.get_logger().info(
+                f"page at {page}{join}token={token} (open it once: the token becomes a cookie)"
+            )
+        if token is not None:
+            self.get_logger().info(
+                f"rosbridge v2 WebSocket at {ws_url}: programs send the header "
+                "'Authorization: Bearer <token>' or add ?token=<token> to this URL"
+            )
+
+    def _token(self) -> str | None:
+        """The token clients must show (None on a loopback bind without require_token)."""
+        if not self.settings.token_required:
+            return None
+        if not self.settings.token_file:
+            return generate_token()
+        try:
+            return read_token_file(self.settings.token_file)
+        except TokenFileError as error:
+            self.get_logger().fatal(f"invalid configuration: {error}")
+            raise ParameterStartupError() from None
 
     # --- Dispatcher: runs on the server's loop thread, never blocks ----------------------------
 
@@ -378,7 +436,16 @@ class WebBridge(Node):
         if goal.handle is not None:
             goal.handle.cancel_goal_async()
 
-    # --- shutdown -------------------------------------------------------------------------------
+    # --- the bridge's own executor, and shutdown ------------------------------------------------
+
+    def _spin(self) -> None:
+        while not self._stop_spinning.is_set():
+            try:
+                self._executor.spin_once(timeout_sec=_SPIN_TIMEOUT_S)
+            except (ExternalShutdownException, ShutdownException):
+                return
+            except Exception as error:  # a callback's failure must not stop the bridge
+                self.get_logger().error(f"a callback failed: {error!r}")
 
     def close(self) -> None:
         """Close every client (their goals are canceled) and stop the server."""
@@ -388,6 +455,12 @@ class WebBridge(Node):
 
     def destroy_node(self) -> None:
         self.close()
+        spinner = getattr(self, "_spinner", None)
+        if spinner is not None:
+            self._stop_spinning.set()
+            self._executor.wake()
+            spinner.join(_JOIN_TIMEOUT_S)
+            self._executor.shutdown(timeout_sec=0)
         destroy_actions(self)
         super().destroy_node()
 
