@@ -165,10 +165,11 @@ def print_fk_response(response: Any) -> None:
             f"z={tip.pose.position.z:.6f} m heading={heading:.6f} rad "
             f"({math.degrees(heading):.3f} deg) in '{tip.header.frame_id}'"
         )
-        for index, frame in enumerate(response.frames):
+        for name, frame in zip(response.frame_names, response.frames, strict=True):
             heading = _heading_of(frame.pose)
+            position = frame.pose.position
             print(
-                f"frame {index}: x={frame.pose.position.x:.6f} y={frame.pose.position.y:.6f} m "
+                f"frame {name}: x={position.x:.6f} y={position.y:.6f} z={position.z:.6f} m "
                 f"heading={math.degrees(heading):.3f} deg"
             )
         print(f"within_limits: {str(response.within_limits).lower()}")
