@@ -135,7 +135,8 @@ def test_client_fk(ik_node: subprocess.Popen) -> None:
     assert (float(tip[1]), float(tip[2])) == pytest.approx(TIP, abs=1e-6)
     assert float(tip[4]) == pytest.approx(DEG(75), abs=1e-6)
     assert printed(result.stdout, "within_limits") == "true"
-    assert len(re.findall(r"^frame \d+:", result.stdout, re.M)) == 3
+    # The URDF links as TF has them: base_link, link_1, link_2, tool0.
+    assert len(re.findall(r"^frame \d+:", result.stdout, re.M)) == 4
     outside = run_client("fk", "--joints", "shoulder=0", "elbow=120")
     assert outside.returncode == 0
     assert printed(outside.stdout, "within_limits") == "false"

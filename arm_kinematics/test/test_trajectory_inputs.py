@@ -195,6 +195,23 @@ def test_a_parent_frame_point_off_the_plane_too_many_or_joint_waypoints_are_refu
     assert validate(joint, CONFIG) == "waypoints are for LINEAR moves only"
 
 
+def test_tool_angles_give_the_target_and_every_waypoint_its_heading():
+    goal = arm_goal(0.12, 0.05, waypoints=[(0.15, 0.02), (0.14, 0.08)])
+    goal.orientation_mode = MoveArm.Goal.TOOL_ANGLE
+    goal.tool_angle = 0.3
+    goal.waypoint_tool_angles = [0.1, -0.2]
+    move = validate(goal, MOUNTED)
+    assert move.heading == 0.3
+    assert move.waypoints == ((0.15, 0.02, 0.1), (0.14, 0.08, -0.2))
+    goal.waypoint_tool_angles = [0.1]
+    assert validate(goal, CONFIG) == (
+        "orientation_mode TOOL_ANGLE: waypoint_tool_angles needs 2 values (one per waypoint), "
+        "it has 1"
+    )
+    goal.orientation_mode = MoveArm.Goal.POSITION_ONLY  # the angles are not read
+    assert validate(goal, CONFIG).waypoints == ((0.15, 0.02), (0.14, 0.08))
+
+
 def test_a_goal_with_waypoints_plans_the_whole_polyline_or_aborts_at_its_failing_segment():
     run = Admission().admit(b"1", Move(0, 0.12, 0.05, None, 0.05, 0.001))
     corners = [tip_of(HOME), (0.15, 0.02), (0.14, 0.08), (0.12, 0.05)]

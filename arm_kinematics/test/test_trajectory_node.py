@@ -403,7 +403,8 @@ def test_joint_mode_to_a_joint_limit_goal_aborts_at_step_0(arm):
         ({"z": 0.01}, "off the arm's plane"),
         ({"mode": 7}, "unknown mode 7"),
         ({"mode": Goal.JOINT, "speed": 1.5}, "fraction (0, 1]"),
-        ({"use_heading": True, "qz": 0.5}, "norm"),
+        ({"orientation_mode": Goal.FULL_ORIENTATION, "qz": 0.5}, "norm"),
+        ({"orientation_mode": 3}, "unknown orientation_mode 3"),
     ],
 )
 def test_invalid_goals_are_refused_with_the_reason_and_move_nothing(arm, fields, reason):

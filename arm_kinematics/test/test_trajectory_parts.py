@@ -253,13 +253,14 @@ def test_wait_fresh_returns_the_next_joint_states_or_none_when_stopped():
 
 def test_a_batch_request_asks_for_closest_with_the_seed_and_every_target_answered():
     points = np.array([[0.12, 0.05, 0.3], [0.13, 0.05, 0.4]])
-    request = batch_request(points, (0.1, 0.2), ["shoulder", "elbow"], "base_link", 0.0)
-    assert (list(request.x), list(request.y), list(request.heading)) == (
+    request = batch_request(points, (0.1, 0.2), ["shoulder", "elbow"], "base_link")
+    assert (list(request.x), list(request.y), list(request.tool_angle)) == (
         [0.12, 0.13],
         [0.05, 0.05],
         [0.3, 0.4],
     )
-    assert request.use_heading
+    assert list(request.z) == []  # on the arm's plane
+    assert request.orientation_mode == SolveIKBatch.Request.TOOL_ANGLE
     assert request.branch == SolveIK.Request.BRANCH_CLOSEST
     assert list(request.seed.name) == ["shoulder", "elbow"]
     assert list(request.seed.position) == [0.1, 0.2]
@@ -313,7 +314,7 @@ class FakeClient:
 
 
 def client(fake: FakeClient, timeout: float = 0.05) -> IkBatchClient:
-    return IkBatchClient(fake, "/solve_ik_batch", ["shoulder", "elbow"], "base_link", 0.0, timeout)
+    return IkBatchClient(fake, "/solve_ik_batch", ["shoulder", "elbow"], "base_link", timeout)
 
 
 def test_the_ik_client_reports_an_absent_or_silent_service_and_a_stopped_goal():

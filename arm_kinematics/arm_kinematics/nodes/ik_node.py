@@ -65,6 +65,12 @@ from arm_kinematics.nodes.runner import run_node
 from arm_kinematics_interfaces.srv import ComputeFK, SolveIK, SolveIKBatch
 
 _IK = SolveIK.Response
+_MODE = SolveIK.Request
+_MODE_NAMES = {
+    _MODE.POSITION_ONLY: "POSITION_ONLY",
+    _MODE.TOOL_ANGLE: "TOOL_ANGLE",
+    _MODE.FULL_ORIENTATION: "FULL_ORIENTATION",
+}
 _FK = ComputeFK.Response
 # One WARN per this many seconds for malformed requests, so a fuzzing client cannot flood the log.
 _WARN_THROTTLE_S = 2.0
@@ -86,6 +92,14 @@ class RefusedRequestError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+def _check_mode(mode: int) -> None:
+    if mode not in _MODE_NAMES:
+        choices = ", ".join(f"{value} ({name})" for value, name in _MODE_NAMES.items())
+        raise RefusedRequestError(
+            _IK.INVALID_INPUT, f"unknown orientation_mode {mode}; use one of {choices}"
+        )
 
 
 @dataclass(frozen=True)
@@ -237,7 +251,11 @@ class IkNode(Node):
         result: IkResult | None = None
         try:
             planar = self._check_target(
-                target.header.frame_id, (x, y, z), request.use_heading, target.pose.orientation
+                target.header.frame_id,
+                (x, y, z),
+                request.orientation_mode,
+                request.tool_angle,
+                target.pose.orientation,
             )
             branch = self._branch(request.branch)
             current = self._current(request.seed)
@@ -278,6 +296,16 @@ class IkNode(Node):
             return
         stamp = self.get_clock().now().to_msg()
         fill_joint_state(response.solution, self.joint_names, result.joints, stamp)
+        tool_x, tool_y, tool_heading = self.arm.forward(result.joints)
+        fill_pose_stamped(
+            response.tool,
+            tool_x,
+            tool_y,
+            tool_heading,
+            frame_id=self.base_frame,
+            z=self.config.plane_z,
+            stamp=stamp,
+        )
         if result.alternative is not None:
             fill_joint_state(response.alternative, self.joint_names, result.alternative, stamp)
         response.manipulability = float(result.manipulability)
@@ -293,7 +321,8 @@ class IkNode(Node):
         self,
         frame_id: str,
         position: tuple[float, float, float],
-        use_heading: bool,
+        mode: int,
+        tool_angle: float,
         orientation,
     ) -> _PlanarTarget:
         """The target in the base frame; RefusedRequestError for a malformed target.
@@ -307,17 +336,24 @@ class IkNode(Node):
             raise RefusedRequestError(
                 _IK.INVALID_INPUT, f"target position {position} must be finite numbers (metres)"
             )
+        _check_mode(mode)
         xyzw = quaternion_values(orientation)
-        if use_heading and not all(math.isfinite(v) for v in xyzw):
+        if mode == _MODE.FULL_ORIENTATION and not all(math.isfinite(v) for v in xyzw):
             raise RefusedRequestError(
                 _IK.INVALID_INPUT,
-                f"target orientation {xyzw} (x, y, z, w) must be finite when use_heading is true",
+                f"target orientation {xyzw} (x, y, z, w) must be finite with FULL_ORIENTATION",
+            )
+        if mode == _MODE.TOOL_ANGLE and not math.isfinite(tool_angle):
+            raise RefusedRequestError(
+                _IK.INVALID_INPUT, f"tool_angle = {tool_angle} must be a finite number (rad)"
             )
         in_base = self.target_frames.to_base(frame_id, position)
         bx, by, bz = in_base.position
         self._check_plane(bz, in_base.given_in, position)
-        if not use_heading:
+        if mode == _MODE.POSITION_ONLY:
             return _PlanarTarget(bx, by, None, in_base.given_in)
+        if mode == _MODE.TOOL_ANGLE:
+            return _PlanarTarget(bx, by, tool_angle, in_base.given_in)
         try:
             if in_base.given_in != self.base_frame:
                 # The mount's rotation would hide a quaternion that is not of unit length.
@@ -428,14 +464,24 @@ class IkNode(Node):
             raise RefusedRequestError(
                 _IK.INVALID_INPUT, f"x has {count} values but y has {len(request.y)}"
             )
-        if request.use_heading and len(request.heading) != count:
+        if len(request.z) not in (0, count):
             raise RefusedRequestError(
                 _IK.INVALID_INPUT,
-                f"use_heading is true: heading needs {count} values (one per target), "
-                f"it has {len(request.heading)}",
+                f"z has {len(request.z)} values: give one per target ({count}) or none (the "
+                "arm's plane)",
             )
-        if not math.isfinite(request.z):
-            raise RefusedRequestError(_IK.INVALID_INPUT, f"z = {request.z} must be a finite number")
+        for index, z in enumerate(request.z):
+            if not math.isfinite(z):
+                raise RefusedRequestError(
+                    _IK.INVALID_INPUT, f"z[{index}] = {z} must be a finite number"
+                )
+        _check_mode(request.orientation_mode)
+        if request.orientation_mode != _MODE.POSITION_ONLY and len(request.tool_angle) != count:
+            raise RefusedRequestError(
+                _IK.INVALID_INPUT,
+                f"orientation_mode {_MODE_NAMES[request.orientation_mode]}: tool_angle needs "
+                f"{count} values (one per target), it has {len(request.tool_angle)}",
+            )
         xs, ys, headings, given_in = self._batch_in_base(request)
         branch = self._branch(request.branch)
         current = self._current(request.seed)
@@ -453,7 +499,8 @@ class IkNode(Node):
 
     def _check_batch_size(self, request: SolveIKBatch.Request) -> None:
         """Bounded work per request: a batch beyond `ik.max_batch_targets` is not solved."""
-        largest = max(len(request.x), len(request.y), len(request.heading))
+        lengths = (request.x, request.y, request.z, request.tool_angle, request.roll)
+        largest = max(len(values) for values in lengths)
         limit = self.config.max_batch_targets
         if largest > limit:
             raise RefusedRequestError(
@@ -466,25 +513,39 @@ class IkNode(Node):
     def _batch_in_base(self, request: SolveIKBatch.Request):
         """xs, ys, headings (or None) of a batch in the base frame, and the frame it came in.
 
-        A batch in the mount's parent frame is turned point by point (its z is one height in
-        that frame); every point must then lie on the arm's plane, and headings (about the
-        parent's z) need the arm's plane to be level in the parent frame.
+        A batch in the mount's parent frame is turned point by point (no z: the height of the
+        arm's plane there, which must then be level); every point must then lie on the arm's
+        plane, and FULL_ORIENTATION headings (about the parent's z) need the arm's plane to be
+        level in the parent frame. TOOL_ANGLE headings are the arm's own (about the base's z).
         """
-        headings = request.heading if request.use_heading else None
+        mode = request.orientation_mode
+        headings = None if mode == _MODE.POSITION_ONLY else request.tool_angle
         frame_id = request.header.frame_id
         mount = self.target_frames.mount
+        count = len(request.x)
         if mount is None or frame_id in ("", self.base_frame):
-            self._check_plane(request.z)
+            for index, z in enumerate(request.z):
+                given = (request.x[index], request.y[index], z)
+                self._check_plane(z, self.base_frame, given, index)
             return request.x, request.y, headings, self.base_frame
-        given = np.column_stack(
-            (np.asarray(request.x), np.asarray(request.y), np.full(len(request.x), request.z))
-        )
+        if len(request.z):
+            zs = np.asarray(request.z)
+        else:
+            point, normal = mount.plane_in_parent(self.config.plane_z)
+            if abs(abs(normal[2]) - 1.0) > 1e-9:
+                raise RefusedRequestError(
+                    _IK.INVALID_INPUT,
+                    f"z is empty, but the arm's plane has no one height in '{frame_id}' (it is "
+                    "tilted there): give z, one per target",
+                )
+            zs = np.full(count, point[2])
+        given = np.column_stack((np.asarray(request.x), np.asarray(request.y), zs))
         in_base = mount.points_to_base(given)
         off = np.abs(in_base[:, 2] - self.config.plane_z) > self.config.plane_tolerance
         if off.any():
             index = int(np.flatnonzero(off)[0])
             self._check_plane(float(in_base[index, 2]), frame_id, given[index], index)
-        if headings is not None:
+        if headings is not None and mode == _MODE.FULL_ORIENTATION:
             try:
                 headings = mount.headings_to_base(np.asarray(headings)).tolist()
             except ValueError as error:

@@ -48,6 +48,7 @@ SOLVE_IK_STATUS_NAMES = constant_names(
         "WRONG_FRAME",
         "OFF_PLANE",
         "INVALID_ORIENTATION",
+        "YAW_LIMIT",
     ),
 )
 #: ComputeFK status value -> constant name.

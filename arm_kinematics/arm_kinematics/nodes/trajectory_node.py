@@ -145,7 +145,6 @@ class TrajectoryNode(Node):
             self.resolve_service_name("solve_ik_batch"),
             self._names,
             base_frame,
-            self.config.plane_z,
             trajectory.ik_timeout_s,
         )
         self._stream = SetpointStream(

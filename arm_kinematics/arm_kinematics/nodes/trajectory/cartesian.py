@@ -25,7 +25,7 @@ from arm_kinematics.kinematics import (
     SolvePoints,
 )
 from arm_kinematics.nodes.messages import JointStateError, constant_names, joint_positions
-from arm_kinematics.nodes.trajectory.goals import base_pose
+from arm_kinematics.nodes.trajectory.goals import base_pose, waypoint_angles
 from arm_kinematics.nodes.trajectory.ik_batch import IkInterruptedError, IkUnavailableError
 from arm_kinematics.nodes.trajectory.planning import plan_path
 from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK
@@ -76,12 +76,15 @@ def validate_request(
             return f"{name} = {value} is not finite"
         if value < 0:
             return f"{name} = {value:g} is negative (0 means the default)"
+    mode = request.orientation_mode
+    angles = waypoint_angles(mode, request.waypoints, request.waypoint_tool_angles)
+    if isinstance(angles, str):
+        return angles
     frames = TargetFrames.from_config(config)
     waypoints = []
-    for index, pose in enumerate(request.waypoints):
-        waypoint = base_pose(
-            frames, config, request.header.frame_id, pose, request.use_heading, f"waypoint {index}"
-        )
+    for index, (pose, angle) in enumerate(zip(request.waypoints, angles, strict=True)):
+        frame = request.header.frame_id
+        waypoint = base_pose(frames, config, frame, pose, mode, angle, f"waypoint {index}")
         if isinstance(waypoint, str):
             return waypoint
         waypoints.append(waypoint)

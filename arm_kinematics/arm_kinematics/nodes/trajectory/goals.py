@@ -48,6 +48,9 @@ STATUS_NAMES = constant_names(
     ),
 )
 MODE_NAMES = {MoveArm.Goal.LINEAR: "LINEAR", MoveArm.Goal.JOINT: "JOINT"}
+ORIENTATION_MODE_NAMES = constant_names(
+    MoveArm.Goal, ("POSITION_ONLY", "TOOL_ANGLE", "FULL_ORIENTATION")
+)
 
 POLL_S = 0.05
 """Longest uninterrupted wait for something that has no event of its own (seconds)."""
@@ -152,15 +155,25 @@ def base_pose(
     config: ArmConfig,
     frame_id: str,
     pose: Pose,
-    use_heading: bool,
+    orientation_mode: int,
+    tool_angle: float = 0.0,
     what: str = "target",
 ) -> tuple[float, ...] | str:
-    """A pose stamped in `frame_id` as (x, y) or, with `use_heading`, (x, y, heading) in the
-    base frame (m, rad); or the reason it is refused (frame, finite numbers, plane, heading)."""
+    """A pose stamped in `frame_id` as (x, y) or, with an orientation mode other than
+    POSITION_ONLY, (x, y, heading) in the base frame (m, rad): TOOL_ANGLE's `tool_angle`, or
+    the heading of FULL_ORIENTATION's quaternion; or the reason it is refused (frame, finite
+    numbers, plane, heading)."""
     p, o = pose.position, pose.orientation
     for name, value in (("x", p.x), ("y", p.y), ("z", p.z)):
         if not math.isfinite(value):
             return f"{what} position {name} = {value} is not finite"
+    if orientation_mode not in ORIENTATION_MODE_NAMES:
+        return (
+            f"unknown orientation_mode {orientation_mode}: use POSITION_ONLY (0), TOOL_ANGLE (1) "
+            "or FULL_ORIENTATION (2)"
+        )
+    if orientation_mode == MoveArm.Goal.TOOL_ANGLE and not math.isfinite(tool_angle):
+        return f"{what} tool_angle = {tool_angle} is not finite"
     try:
         target = frames.to_base(frame_id, (p.x, p.y, p.z), (o.x, o.y, o.z, o.w))
     except FrameError as error:
@@ -175,14 +188,29 @@ def base_pose(
             f"{what}{where} {off_plane:.4g} m off the arm's plane "
             f"({frames.plane_words(config.plane_z)}, +- {config.plane_tolerance:g} m)"
         )
-    if not use_heading:
+    if orientation_mode == MoveArm.Goal.POSITION_ONLY:
         return (x, y)
+    if orientation_mode == MoveArm.Goal.TOOL_ANGLE:
+        return (x, y, tool_angle)
     qx, qy, qz, qw = target.orientation
     try:
         heading = quaternion_to_heading(Quaternion(x=qx, y=qy, z=qz, w=qw))
     except OrientationError as error:
         return f"{what}: {error}"
     return (x, y, heading)
+
+
+def waypoint_angles(orientation_mode: int, waypoints: list, tool_angles) -> list[float] | str:
+    """The tool angle (rad) of every waypoint: `tool_angles` with TOOL_ANGLE (one per
+    waypoint), zeros otherwise (unused); or the reason the counts do not match."""
+    if orientation_mode != MoveArm.Goal.TOOL_ANGLE:
+        return [0.0] * len(waypoints)
+    if len(tool_angles) != len(waypoints):
+        return (
+            f"orientation_mode TOOL_ANGLE: waypoint_tool_angles needs {len(waypoints)} values "
+            f"(one per waypoint), it has {len(tool_angles)}"
+        )
+    return [float(angle) for angle in tool_angles]
 
 
 def validate(goal: MoveArm.Goal, config: ArmConfig, max_waypoints: int | None = None) -> Move | str:
@@ -200,14 +228,18 @@ def validate(goal: MoveArm.Goal, config: ArmConfig, max_waypoints: int | None = 
         return "waypoints are for LINEAR moves only"
     if max_waypoints is not None and len(goal.waypoints) > max_waypoints:
         return f"{len(goal.waypoints)} waypoints: the most is max_waypoints = {max_waypoints}"
+    mode = goal.orientation_mode
+    angles = waypoint_angles(mode, goal.waypoints, goal.waypoint_tool_angles)
+    if isinstance(angles, str):
+        return angles
     frames = TargetFrames.from_config(config)
     frame = goal.target.header.frame_id
-    target = base_pose(frames, config, frame, goal.target.pose, goal.use_heading)
+    target = base_pose(frames, config, frame, goal.target.pose, mode, goal.tool_angle)
     if isinstance(target, str):
         return target
     waypoints = []
-    for index, pose in enumerate(goal.waypoints):
-        waypoint = base_pose(frames, config, frame, pose, goal.use_heading, f"waypoint {index}")
+    for index, (pose, angle) in enumerate(zip(goal.waypoints, angles, strict=True)):
+        waypoint = base_pose(frames, config, frame, pose, mode, angle, f"waypoint {index}")
         if isinstance(waypoint, str):
             return waypoint
         waypoints.append(waypoint)

@@ -34,18 +34,17 @@ def batch_request(
     seed: Sequence[float] | None,
     joint_names: Sequence[str],
     base_frame: str,
-    plane_z: float,
 ) -> SolveIKBatch.Request:
-    """A CLOSEST request for `points` (M, 2) x, y or (M, 3) with headings, every target
-    answered (the planner reads the targets after a failing one too)."""
+    """A CLOSEST request for `points` (M, 2) x, y or (M, 3) with tool angles (headings, rad),
+    in the base frame on the arm's plane (no z), every target answered (the planner reads the
+    targets after a failing one too)."""
     request = SolveIKBatch.Request()
     request.header.frame_id = base_frame
     request.x = array.array("d", np.ascontiguousarray(points[:, 0]).tobytes())
     request.y = array.array("d", np.ascontiguousarray(points[:, 1]).tobytes())
-    request.z = plane_z
-    request.use_heading = points.shape[1] == 3
-    if request.use_heading:
-        request.heading = array.array("d", np.ascontiguousarray(points[:, 2]).tobytes())
+    if points.shape[1] == 3:
+        request.orientation_mode = SolveIKBatch.Request.TOOL_ANGLE
+        request.tool_angle = array.array("d", np.ascontiguousarray(points[:, 2]).tobytes())
     request.branch = SolveIK.Request.BRANCH_CLOSEST
     if seed is not None:
         request.seed = joint_state(list(joint_names), seed)
@@ -92,14 +91,12 @@ class IkBatchClient:
         service: str,
         joint_names: Sequence[str],
         base_frame: str,
-        plane_z: float,
         timeout_s: float,
     ) -> None:
         self._client = client
         self._service = service
         self._names = list(joint_names)
         self._base_frame = base_frame
-        self._plane_z = plane_z
         self._timeout_s = timeout_s
 
     def solver(self, wake: threading.Event, timing: GoalTiming):
@@ -124,7 +121,7 @@ class IkBatchClient:
         Raises IkUnavailableError (no service, no answer within the timeout, another arm) or
         IkInterruptedError (`wake` was set while waiting).
         """
-        request = batch_request(points, seed, self._names, self._base_frame, self._plane_z)
+        request = batch_request(points, seed, self._names, self._base_frame)
         deadline = time.monotonic() + self._timeout_s
         while not self._client.service_is_ready():
             if wake.wait(timeout=min(POLL_S, max(0.0, deadline - time.monotonic()))):

@@ -75,10 +75,10 @@ def plan_move(
         return outcome
 
 
-def start_pose(arm: PlanarArm, start: tuple[float, ...], use_heading: bool) -> tuple[float, ...]:
+def start_pose(arm: PlanarArm, start: tuple[float, ...], with_heading: bool) -> tuple[float, ...]:
     """The tool pose at the joints `start`: (x, y), or (x, y, heading) when the path has one."""
     x0, y0, h0 = arm.forward(start)
-    return (x0, y0, h0) if use_heading else (x0, y0)
+    return (x0, y0, h0) if with_heading else (x0, y0)
 
 
 def path_points(
