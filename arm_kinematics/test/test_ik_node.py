@@ -7,6 +7,7 @@ with link lengths (1.0, 0.8) m (the issue's reference arm) and the packaged join
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import threading
@@ -29,6 +30,7 @@ from visualization_msgs.msg import MarkerArray
 from arm_kinematics.config import ArmConfig, load_parameters_file
 from arm_kinematics.description import robot_description
 from arm_kinematics.kinematics import PlanarArm
+from arm_kinematics.nodes.ik.requests import PlanarLayout
 from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics_interfaces.srv import ComputeFK, SolveIK, SolveIKBatch
 
@@ -563,7 +565,7 @@ def test_two_arms_in_two_namespaces(graph: RosGraph, arm: Clients) -> None:
 def test_an_unexpected_error_is_answered_and_the_node_keeps_serving(graph: RosGraph) -> None:
     node = make_ik_node(graph, LENGTHS, "faulty")
     clients = Clients(graph, "faulty")
-    healthy_arm = node.arm
+    healthy = node.ik
     # The node computes its reachable region once it spins, with its arm: swap the arm only
     # after that (a broken arm there would raise in the timer and stop the shared executor).
     regions: list[MarkerArray] = []
@@ -581,7 +583,8 @@ def test_an_unexpected_error_is_answered_and_the_node_keeps_serving(graph: RosGr
         def __getattr__(self, name: str) -> Any:
             raise RuntimeError(f"broken {name}")
 
-    node.arm = BrokenArm()
+    broken = BrokenArm()
+    node.ik = dataclasses.replace(healthy, arm=broken, layout=PlanarLayout(broken, healthy.targets))
     try:
         solve = clients.solve(target(*REFERENCE_TARGET))
         request = SolveIKBatch.Request()
@@ -589,7 +592,7 @@ def test_an_unexpected_error_is_answered_and_the_node_keeps_serving(graph: RosGr
         batch = clients.batch(request)
         fk = clients.fk(NAMES, (DEG(30), DEG(45)))
     finally:
-        node.arm = healthy_arm
+        node.ik = healthy
     for response, status in (
         (solve, IK.INVALID_INPUT),
         (batch, IK.INVALID_INPUT),

@@ -17,7 +17,8 @@ from visualization_msgs.msg import Marker
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics import IkAnswers, Setpoints, chain_solver
-from arm_kinematics.nodes.trajectory.goals import Admission, Move, Result, validate
+from arm_kinematics.nodes.refusals import Refusal, WrongFrame
+from arm_kinematics.nodes.trajectory.goals import Admission, Move, Result, invalid_goal, validate
 from arm_kinematics.nodes.trajectory.ik_batch import (
     IkBatchClient,
     IkInterruptedError,
@@ -54,9 +55,12 @@ def test_validate_fills_the_defaults_and_explains_a_refusal():
     valid = validate(goal, CONFIG)
     assert valid == move(speed=CONFIG.trajectory.default_speed, max_step=0.001)
     goal.target.header.frame_id = "world"
-    assert validate(goal, CONFIG) == (
-        "target frame 'world' is not the base frame 'base_link' (empty means the base frame)"
-    )
+    with pytest.raises(WrongFrame, match=r"^target frame 'world' is not the arm's base frame"):
+        validate(goal, CONFIG)
+    goal.target.header.frame_id = ""
+    goal.speed = -1.0
+    with pytest.raises(Refusal, match=r"^speed = -1 is negative \(0 means the default\)$"):
+        validate(goal, CONFIG)
 
 
 # --- admission and preemption ------------------------------------------------------------------
@@ -66,9 +70,9 @@ def test_a_valid_goal_preempts_the_running_one_and_an_invalid_one_disturbs_nobod
     admission = Admission()
     first = admission.admit(b"1", move())
     assert first.stop_status is None
-    refused = admission.admit(b"2", "speed = -1 is negative")
+    refused = admission.refuse(b"2", Refusal("speed = -1 is negative"))
     assert refused.move is None
-    assert refused.error == "speed = -1 is negative"
+    assert refused.refusal.message == "speed = -1 is negative"
     assert first.stop_status is None
     assert not first.wake.is_set()
     second = admission.admit(b"3", move())
@@ -361,9 +365,11 @@ def test_a_plan_ends_invalid_unavailable_or_stopped_without_anything_moving():
     run = Admission().admit(b"1", move())
     start = tuple(CONFIG.home)
     tiny = move(0.12, 0.05, max_step=1e-7)
-    outcome = plan_move(ARM, CONFIG, tiny, start, chain_solver(ARM), run)
-    assert outcome.status == Result.INVALID_GOAL
-    assert f"the most is {MAX_PLAN_POINTS}" in outcome.message
+    with pytest.raises(Refusal, match=rf"the most is {MAX_PLAN_POINTS}") as refused:
+        plan_move(ARM, CONFIG, tiny, start, chain_solver(ARM), run)
+    outcome = invalid_goal(refused.value, final=start)  # as the node ends the goal
+    assert (outcome.status, outcome.final) == (Result.INVALID_GOAL, start)
+    assert outcome.message == refused.value.message
 
     def unavailable(_points, _seed) -> IkAnswers:
         raise IkUnavailableError("IK service '/solve_ik_batch' was not found within 1 s")
