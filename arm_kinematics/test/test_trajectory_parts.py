@@ -341,6 +341,31 @@ def test_the_ik_client_reports_an_absent_or_silent_service_and_a_stopped_goal():
     assert answers.joints.tolist() == [[0.1, 0.2]]
 
 
+class DroppingClient(FakeClient):
+    """A ready client whose first request gets no answer, as when Fast DDS drops a response."""
+
+    def __init__(self, response) -> None:
+        super().__init__(ready=True, response=response)
+        self.sent = 0
+
+    def call_async(self, request):
+        from rclpy.task import Future
+
+        self.sent += 1
+        return Future() if self.sent == 1 else super().call_async(request)
+
+
+def test_the_ik_client_sends_a_request_again_whose_answer_was_dropped():
+    response = SolveIKBatch.Response(joint_names=["shoulder", "elbow"], message="ok")
+    response.statuses = bytes([0])
+    response.positions = [0.1, 0.2]
+    dropping = DroppingClient(response)
+    ik = IkBatchClient(dropping, "/solve_ik_batch", ["shoulder", "elbow"], "base_link", 30.0, 0.05)
+    answers = ik.solve(np.array([[0.12, 0.05]]), None, threading.Event())
+    assert answers.joints.tolist() == [[0.1, 0.2]]
+    assert (dropping.sent, dropping.removed) == (2, 1)  # the lost request withdrawn
+
+
 # --- a goal's plan -----------------------------------------------------------------------------
 
 
