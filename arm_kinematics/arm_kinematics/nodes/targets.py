@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from geometry_msgs.msg import Pose
@@ -51,8 +52,7 @@ ORIENTATION_MODE_NAMES = constant_names(
 LEVEL_TOLERANCE = 1e-9
 
 
-@dataclass(frozen=True)
-class StampedTarget:
+class StampedTarget(NamedTuple):
     """A target whose frame and numbers are checked (any arm).
 
     `position` is in the base frame (m); `given` the position as the request gave it, in
@@ -69,8 +69,7 @@ class StampedTarget:
     orientation: tuple[float, float, float, float]
 
 
-@dataclass(frozen=True)
-class PlanarTarget:
+class PlanarTarget(NamedTuple):
     """A planar arm's target in the base frame: x, y (m), the heading (rad, None: any), and the
     frame the request stamped it in."""
 
@@ -167,25 +166,22 @@ class TargetCheck:
         is read) or an unknown `mode`.
         """
         self.frame(frame_id, what)
-        given = tuple(float(v) for v in position)
-        if not all(math.isfinite(v) for v in given):
+        x, y, z = position
+        given = (float(x), float(y), float(z))
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
             raise Refusal(f"{what} position {given} must be finite numbers (metres)")
         check_orientation_mode(mode)
         if mode == TOOL_ANGLE and not math.isfinite(tool_angle):
             raise Refusal(f"{what} tool_angle = {tool_angle} must be a finite number (rad)")
-        xyzw = tuple(float(v) for v in orientation)
+        qx, qy, qz, qw = orientation
+        xyzw = (float(qx), float(qy), float(qz), float(qw))
         if mode == FULL_ORIENTATION and not all(math.isfinite(v) for v in xyzw):
             raise Refusal(
                 f"{what} orientation {xyzw} (x, y, z, w) must be finite with FULL_ORIENTATION"
             )
         in_base = self.frames.to_base(frame_id, given)
         return StampedTarget(
-            position=in_base.position,
-            given=(given[0], given[1], given[2]),
-            given_in=in_base.given_in,
-            mode=mode,
-            tool_angle=float(tool_angle),
-            orientation=(xyzw[0], xyzw[1], xyzw[2], xyzw[3]),
+            in_base.position, given, in_base.given_in, mode, float(tool_angle), xyzw
         )
 
     def planar(self, target: StampedTarget, what: str = "target") -> PlanarTarget:
