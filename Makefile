@@ -21,6 +21,7 @@ format: setup
 test: lint
 	$(ENV) && ARM_KINEMATICS_REQUIRE_PIP_ONLY=1 python -m pytest arm_kinematics/test \
 	  --doctest-modules arm_kinematics/arm_kinematics/kinematics arm_kinematics/arm_kinematics/frames.py \
+	  arm_kinematics/arm_kinematics/nodes/refusals.py \
 	  arm_kinematics/arm_kinematics/bridge $(PYTEST_ARGS)
 
 bench: setup

@@ -254,7 +254,8 @@ def test_two_bringups_in_two_namespaces_do_not_cross_talk() -> None:
                 response = graph.call(client, request)
                 assert response.status == ComputeFK.Response.OK, response.message
                 assert response.tip.pose.position.x == pytest.approx(sum(config.link_lengths))
-                assert len(response.frames) == len(config.joints) + 2  # base, links, tip
+                # The URDF links as TF has them: the base, one per joint, the tool.
+                assert len(response.frames) == len(config.joints) + 2
 
                 wait_for(lambda ns=ns: logs[ns].count() >= 10, what=f"/{ns}/joint_states")
                 wait_for(lambda ns=ns: descriptions[ns], what=f"/{ns}/robot_description")

@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-from geometry_msgs.msg import PoseStamped
 
 from arm_kinematics.cli.common import (
     EXIT_BAD_COMMAND_LINE,
@@ -18,7 +17,8 @@ from arm_kinematics.cli.common import (
     parse_client_args,
 )
 from arm_kinematics.names import absolute_namespace
-from arm_kinematics.nodes.messages import quaternion_to_heading
+from arm_kinematics_interfaces.action import MoveArm
+from arm_kinematics_interfaces.srv import SolveIK
 
 
 def target_parser() -> ClientParser:
@@ -40,19 +40,25 @@ def test_ros_args_go_to_rclpy_not_to_the_parser() -> None:
     assert (args.x, args.y, args.heading) == (0.1, 0.2, 30.0)
 
 
-def test_fill_target_converts_degrees_and_defaults_z_to_the_plane() -> None:
-    target = PoseStamped()
-    fill_target(target, parse_client_args(target_parser(), ["c", "0.1", "-0.2"]), plane_z=0.03)
+@pytest.mark.parametrize("message", [SolveIK.Request, MoveArm.Goal])
+def test_fill_target_converts_degrees_to_a_tool_angle_and_defaults_z_to_the_plane(message) -> None:
+    request = message()
+    fill_target(request, parse_client_args(target_parser(), ["c", "0.1", "-0.2"]), plane_z=0.03)
+    target = request.target
     position = target.pose.position
     assert (position.x, position.y, position.z) == (0.1, -0.2, 0.03)
     assert target.pose.orientation.w == 1.0
     assert target.header.frame_id == ""
+    assert request.orientation_mode == message.POSITION_ONLY
 
     argv = ["c", "0.1", "0.2", "--z", "0.5", "--heading", "-120", "--frame", "base_link"]
-    fill_target(target, parse_client_args(target_parser(), argv), plane_z=0.03)
+    fill_target(request, parse_client_args(target_parser(), argv), plane_z=0.03)
     assert target.pose.position.z == 0.5
     assert target.header.frame_id == "base_link"
-    assert quaternion_to_heading(target.pose.orientation) == pytest.approx(math.radians(-120))
+    assert request.orientation_mode == message.TOOL_ANGLE
+    assert request.tool_angle == pytest.approx(math.radians(-120))
+    orientation = target.pose.orientation  # read only with FULL_ORIENTATION: left the identity
+    assert (orientation.x, orientation.y, orientation.z, orientation.w) == (0.0, 0.0, 0.0, 1.0)
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ with link lengths (1.0, 0.8) m (the issue's reference arm) and the packaged join
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import threading
@@ -29,6 +30,7 @@ from visualization_msgs.msg import MarkerArray
 from arm_kinematics.config import ArmConfig, load_parameters_file
 from arm_kinematics.description import robot_description
 from arm_kinematics.kinematics import PlanarArm
+from arm_kinematics.nodes.ik.requests import PlanarLayout
 from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics_interfaces.srv import ComputeFK, SolveIK, SolveIKBatch
 
@@ -105,7 +107,7 @@ def target(
     if heading is not None:
         quaternion = (0.0, 0.0, math.sin(heading / 2), math.cos(heading / 2))
     if quaternion is not None:
-        request.use_heading = True
+        request.orientation_mode = SolveIK.Request.FULL_ORIENTATION
         o = request.target.pose.orientation
         o.x, o.y, o.z, o.w = quaternion
     request.branch = branch
@@ -190,11 +192,41 @@ def test_heading_is_met_when_the_arm_has_it(arm: Clients) -> None:
     assert len(response.alternative.name) == 0  # the other elbow has another heading
 
 
-def test_orientation_is_ignored_without_use_heading(arm: Clients) -> None:
+def test_a_tool_angle_is_the_heading_and_the_answer_carries_the_tool_pose(arm: Clients) -> None:
+    full = arm.solve(target(*EXACT_TIP, heading=DEG(75)))
+    request = target(*EXACT_TIP)
+    request.orientation_mode = SolveIK.Request.TOOL_ANGLE
+    request.tool_angle = DEG(75)
+    o = request.target.pose.orientation
+    o.x, o.y, o.z, o.w = 0.0, 0.0, 0.0, 0.0  # ignored with TOOL_ANGLE
+    angle = arm.solve(request)
+    assert angle.status == full.status == IK.OK, angle.message
+    assert tuple(angle.solution.position) == tuple(full.solution.position)
+    # `tool` is the FK of the solution in the base frame: the target, turned by the heading.
+    tool = angle.tool
+    assert tool.header.frame_id == "base_link"
+    p, q = tool.pose.position, tool.pose.orientation
+    assert (p.x, p.y, p.z) == pytest.approx((*EXACT_TIP, 0.0), abs=1e-9)
+    assert (q.x, q.y, q.z, q.w) == pytest.approx(
+        (0.0, 0.0, math.sin(DEG(37.5)), math.cos(DEG(37.5))), abs=1e-9
+    )
+    request.tool_angle = DEG(10)
+    refused = arm.solve(request)
+    assert refused.status == IK.ORIENTATION_UNREACHABLE
+    assert refused.tool.header.frame_id == ""  # an empty pose when refused
+    request.tool_angle = math.nan
+    assert "tool_angle = nan" in arm.solve(request).message
+    request.orientation_mode = 3
+    unknown = arm.solve(request)
+    assert unknown.status == IK.INVALID_INPUT
+    assert "unknown orientation_mode 3" in unknown.message
+
+
+def test_orientation_is_ignored_when_position_only(arm: Clients) -> None:
     request = target(*EXACT_TIP)
     o = request.target.pose.orientation
     o.x, o.y, o.z, o.w = 0.0, 0.0, 0.0, 0.0  # not a rotation at all
-    assert not request.use_heading
+    assert request.orientation_mode == SolveIK.Request.POSITION_ONLY
     assert arm.solve(request).status == IK.OK
     request.target.header.frame_id = ""  # empty frame_id means the base frame
     assert arm.solve(request).status == IK.OK
@@ -443,8 +475,8 @@ def test_batch_headings_and_seed(arm: Clients) -> None:
     request = batch_request(
         [EXACT_TIP[0]] * 2,
         [EXACT_TIP[1]] * 2,
-        use_heading=True,
-        heading=[DEG(75), DEG(10)],
+        orientation_mode=SolveIKBatch.Request.FULL_ORIENTATION,
+        tool_angle=[DEG(75), DEG(10)],
         seed=JointState(name=list(NAMES), position=[0.0, 0.0]),
     )
     response = arm.batch(request)
@@ -463,9 +495,15 @@ def test_batch_headings_and_seed(arm: Clients) -> None:
     ("fields", "status", "words"),
     [
         ({"y": [0.0]}, IK.INVALID_INPUT, "x has 2 values but y has 1"),
-        ({"use_heading": True, "heading": [0.0]}, IK.INVALID_INPUT, "heading needs 2 values"),
-        ({"z": math.nan}, IK.INVALID_INPUT, "z = nan"),
-        ({"z": 0.5}, IK.OFF_PLANE, "0.5 m off the arm's plane"),
+        (
+            {"orientation_mode": SolveIKBatch.Request.TOOL_ANGLE, "tool_angle": [0.0]},
+            IK.INVALID_INPUT,
+            "TOOL_ANGLE: tool_angle needs 2 values",
+        ),
+        ({"orientation_mode": 3}, IK.INVALID_INPUT, "unknown orientation_mode 3"),
+        ({"z": [0.0]}, IK.INVALID_INPUT, "z has 1 values: give one per target (2) or none"),
+        ({"z": [0.0, math.nan]}, IK.INVALID_INPUT, "z[1] = nan"),
+        ({"z": [0.0, 0.5]}, IK.OFF_PLANE, "0.5 m off the arm's plane"),
         ({"branch": 200}, IK.INVALID_INPUT, "unknown branch value 200"),
         ({"seed": JointState(name=["knee"], position=[0.0])}, IK.INVALID_INPUT, "'knee'"),
     ],
@@ -527,7 +565,7 @@ def test_two_arms_in_two_namespaces(graph: RosGraph, arm: Clients) -> None:
 def test_an_unexpected_error_is_answered_and_the_node_keeps_serving(graph: RosGraph) -> None:
     node = make_ik_node(graph, LENGTHS, "faulty")
     clients = Clients(graph, "faulty")
-    healthy_arm = node.arm
+    healthy = node.ik
     # The node computes its reachable region once it spins, with its arm: swap the arm only
     # after that (a broken arm there would raise in the timer and stop the shared executor).
     regions: list[MarkerArray] = []
@@ -545,7 +583,8 @@ def test_an_unexpected_error_is_answered_and_the_node_keeps_serving(graph: RosGr
         def __getattr__(self, name: str) -> Any:
             raise RuntimeError(f"broken {name}")
 
-    node.arm = BrokenArm()
+    broken = BrokenArm()
+    node.ik = dataclasses.replace(healthy, arm=broken, layout=PlanarLayout(broken, healthy.targets))
     try:
         solve = clients.solve(target(*REFERENCE_TARGET))
         request = SolveIKBatch.Request()
@@ -553,7 +592,7 @@ def test_an_unexpected_error_is_answered_and_the_node_keeps_serving(graph: RosGr
         batch = clients.batch(request)
         fk = clients.fk(NAMES, (DEG(30), DEG(45)))
     finally:
-        node.arm = healthy_arm
+        node.ik = healthy
     for response, status in (
         (solve, IK.INVALID_INPUT),
         (batch, IK.INVALID_INPUT),
@@ -627,7 +666,8 @@ def _malformed_request(rng: random.Random) -> SolveIK.Request:
     p.z = rng.choice([0.0, 0.0, number()])
     o = request.target.pose.orientation
     o.x, o.y, o.z, o.w = (number() if rng.random() < 0.3 else 0.0 for _ in range(4))
-    request.use_heading = rng.random() < 0.5
+    request.orientation_mode = rng.choice([0, 0, 1, 2, 2, rng.randrange(3, 256)])
+    request.tool_angle = number()
     request.branch = rng.choice([0, 1, 2, 3, rng.randrange(4, 256)])
     if rng.random() < 0.5:
         names = [rng.choice(["shoulder", "elbow", "wrist", "", "shoulder"]) for _ in range(3)]

@@ -229,10 +229,10 @@ def _batch(frame: str, points, z: float, headings=None) -> SolveIKBatch.Request:
     request.header.frame_id = frame
     request.x = [float(p[0]) for p in points]
     request.y = [float(p[1]) for p in points]
-    request.z = float(z)
+    request.z = [float(z)] * len(points)
     if headings is not None:
-        request.use_heading = True
-        request.heading = [float(h) for h in headings]
+        request.orientation_mode = SolveIKBatch.Request.FULL_ORIENTATION
+        request.tool_angle = [float(h) for h in headings]
     return request
 
 
@@ -281,6 +281,34 @@ def test_a_batch_in_world_solves_like_the_same_points_in_the_base_frame(
     assert len(refused.statuses) == 0
     refused = arms["yawed"].batch(_batch("camera", yawed_world, 0.75))
     assert refused.status == IK.WRONG_FRAME
+
+
+def test_a_world_batch_without_z_lies_on_the_plane_and_tool_angles_are_the_arms_own(
+    arms: dict[str, Clients],
+) -> None:
+    rng = random.Random("batch without z")
+    yawed = urdf_origin(*MOUNTS["yawed"])
+    poses = [ARM.forward(random_joints(rng)) for _ in range(50)]
+    world = [to_world(yawed, (x, y, 0.0)) for x, y, _ in poses]
+    with_z = arms["yawed"].batch(_batch("world", world, 0.75))
+    without_z = _batch("world", world, 0.75)
+    without_z.z = []  # the level plane's height in world: 0.75 m
+    answer = arms["yawed"].batch(without_z)
+    assert answer.status == with_z.status == IK.OK, answer.message
+    assert np.allclose(answer.positions, with_z.positions, atol=1e-12, rtol=0)
+    # TOOL_ANGLE: headings about the base's z whatever the frame (no mount yaw taken off).
+    angles = _batch("world", world, 0.75, [h for _, _, h in poses])
+    angles.orientation_mode = SolveIKBatch.Request.TOOL_ANGLE
+    in_base = _batch("yawed/base_link", [p[:2] for p in poses], 0.0, [h for _, _, h in poses])
+    answer, expected = arms["yawed"].batch(angles), arms["yawed"].batch(in_base)
+    assert answer.status == expected.status == IK.OK, answer.message
+    assert np.allclose(answer.positions, expected.positions, atol=1e-9, rtol=0)
+    # The wall arm's plane has no one height in world: z must be given.
+    wall = _batch("world", [to_world(urdf_origin(*MOUNTS["wall"]), (1.5, 0.4, 0.0))], 1.5)
+    wall.z = []
+    refused = arms["wall"].batch(wall)
+    assert refused.status == IK.INVALID_INPUT
+    assert "no one height in 'world'" in refused.message
 
 
 # --- frame prefix without a mount, and the batch limit --------------------------------------

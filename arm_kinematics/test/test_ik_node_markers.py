@@ -11,7 +11,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_helpers import RosGraph, ros_graph, wait_for
 from visualization_msgs.msg import Marker, MarkerArray
 
-from arm_kinematics.nodes.ik_markers import (
+from arm_kinematics.nodes.ik.markers import (
     GREEN,
     RED,
     YELLOW,

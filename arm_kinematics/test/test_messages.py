@@ -17,7 +17,6 @@ from arm_kinematics.nodes.messages import (
     SOLVE_IK_STATUS_NAMES,
     JointStateError,
     JointStateProblem,
-    OrientationError,
     frames_to_poses,
     heading_to_quaternion,
     is_empty,
@@ -28,9 +27,11 @@ from arm_kinematics.nodes.messages import (
     quaternion_to_heading,
     solve_ik_status_name,
 )
+from arm_kinematics.nodes.refusals import InvalidOrientation, Refusal
 from arm_kinematics_interfaces.srv import SolveIK
 
 NAMES = ("shoulder", "elbow")
+IK = SolveIK.Response
 headings = st.floats(min_value=-math.pi, max_value=math.pi, allow_nan=False)
 
 
@@ -100,18 +101,22 @@ def test_quaternion_of_a_yaw_gives_that_heading(degrees: float) -> None:
 def test_orientations_that_are_not_a_heading_are_refused(
     quaternion: Quaternion, words: str
 ) -> None:
-    with pytest.raises(OrientationError, match=words):
+    with pytest.raises(Refusal, match=words) as refused:
         quaternion_to_heading(quaternion)
+    # Not finite: invalid input; finite but no heading: an invalid orientation.
+    invalid_input = words == "not finite"
+    assert isinstance(refused.value, InvalidOrientation) is not invalid_input
+    assert refused.value.status == (IK.INVALID_INPUT if invalid_input else IK.INVALID_ORIENTATION)
 
 
 def test_orientation_tolerance_is_one_micro() -> None:
     # A roll of 0.5e-6 rad passes, 2e-6 rad does not; the norm likewise.
     small = Quaternion(x=math.sin(0.25e-6), y=0.0, z=0.0, w=math.cos(0.25e-6))
     assert quaternion_to_heading(small) == pytest.approx(0.0, abs=1e-12)
-    with pytest.raises(OrientationError, match="roll"):
+    with pytest.raises(InvalidOrientation, match="roll"):
         quaternion_to_heading(Quaternion(x=math.sin(1e-6), y=0.0, z=0.0, w=math.cos(1e-6)))
     assert quaternion_to_heading(Quaternion(w=1.0 + 0.9e-6)) == 0.0
-    with pytest.raises(OrientationError, match="norm"):
+    with pytest.raises(InvalidOrientation, match="norm"):
         quaternion_to_heading(Quaternion(w=1.0 + 1.1e-6))
 
 
@@ -184,6 +189,7 @@ def test_bad_joint_states_name_the_problem_and_the_joint(
         joint_positions(JointState(name=names, position=positions), NAMES)
     assert error.value.problem is problem
     assert error.value.joint == joint
+    assert error.value.status == IK.INVALID_INPUT  # a Refusal, whatever the problem
     if joint is not None:
         assert f"'{joint}'" in str(error.value)
 

@@ -7,8 +7,10 @@ one ROS domain would answer each other's goals and services).
 from __future__ import annotations
 
 import math
+import threading
 
 import pytest
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from ros_helpers import ros_graph, wait_for
@@ -28,6 +30,8 @@ from test_trajectory_node import (
 )
 
 from arm_kinematics.nodes.hardware_node import HardwareNode
+from arm_kinematics.nodes.ik.batch import solve_ik_batch
+from arm_kinematics.nodes.ik.requests import IkSetup
 from arm_kinematics.nodes.messages import joint_state
 from arm_kinematics_interfaces.srv import SolveIK, SolveIKBatch
 
@@ -58,6 +62,43 @@ def test_ik_node_absent_or_silent_gives_ik_unavailable_within_the_timeout():
             assert outcome.commands == []
         finally:
             silent.destroy_node()
+
+
+def test_a_dropped_ik_answer_is_asked_for_again_and_the_goal_succeeds():
+    # As when Fast DDS drops a response (ros2/rmw_fastrtps#842): the IK service holds back its
+    # answer to the goal's first batch until the request comes again. The trajectory node sends
+    # it again (call_idempotent) after 1 s, well within ik_timeout_s = 5 s, and the goal
+    # succeeds; without the resend it would end IK_UNAVAILABLE after 5 s. The service is the
+    # IK node's own plain part (nodes/ik/batch.py) behind a test server.
+    release = threading.Event()
+    served: list[int] = []
+    setup = IkSetup.from_config(CONFIG)
+
+    def serve(request, response):
+        served.append(len(served))
+        if served[-1] == 0:
+            release.wait(30.0)  # the answer nobody waits for any more, once the resend came
+        else:
+            release.set()
+        solve_ik_batch(setup, request, response, None)
+        return response
+
+    with ros_graph() as graph:
+        make_nodes(graph, ik=False)
+        server = graph.node("held_ik")
+        server.create_service(
+            SolveIKBatch, "solve_ik_batch", serve, callback_group=ReentrantCallbackGroup()
+        )
+        harness = Harness(graph, None)
+        try:
+            start = harness.latest_joints()
+            outcome = harness.run(goal(0.12, 0.05))
+        finally:
+            release.set()
+        assert outcome.result.status == Result.SUCCEEDED, outcome.result.message
+        assert len(served) >= 2  # the held request and the one sent again (and the setpoints')
+        assert tip_of(outcome.commands[-1].position) == pytest.approx((0.12, 0.05), abs=1e-9)
+        assert tip_of(start) != pytest.approx((0.12, 0.05), abs=1e-3)  # it did move
 
 
 def test_no_joint_states_gives_no_joint_state_and_a_silent_hardware_gives_hardware_fault():

@@ -22,6 +22,7 @@ from arm_kinematics.config import ArmConfig, MountConfig
 from arm_kinematics.kinematics import IkAnswers, chain_solver
 from arm_kinematics.kinematics.planning.joint_trajectory import TimedJointPath
 from arm_kinematics.nodes.messages import joint_state
+from arm_kinematics.nodes.refusals import OffPlane, Refusal, WrongFrame
 from arm_kinematics.nodes.trajectory import cartesian
 from arm_kinematics.nodes.trajectory.goals import Admission, Move, Result, TrajectoryMove, validate
 from arm_kinematics.nodes.trajectory.ik_batch import IkUnavailableError
@@ -120,12 +121,15 @@ def test_a_trajectory_with_shuffled_names_is_checked_from_the_current_pose_in_th
 def test_a_trajectory_that_breaks_a_rule_is_refused_naming_the_point_and_joint(
     names, points, reason
 ):
-    assert reason in TrajectoryMove.from_message(message(names, points)).check(CONFIG, HOME)
+    with pytest.raises(Refusal) as refused:
+        TrajectoryMove.from_message(message(names, points)).check(CONFIG, HOME)
+    assert reason in refused.value.message
 
 
 def test_a_trajectory_without_a_start_pose_is_refused():
     trajectory = TrajectoryMove.from_message(message(NAMES, [(1.0, HOME)]))
-    assert trajectory.check(CONFIG, None).startswith("no joint_states within")
+    with pytest.raises(Refusal, match=r"^no joint_states within"):
+        trajectory.check(CONFIG, None)
 
 
 def test_a_trajectory_and_a_goal_preempt_each_other_and_an_empty_one_stops_the_running_one():
@@ -176,23 +180,49 @@ def test_goal_waypoints_and_targets_in_the_parent_frame_are_moved_into_the_base_
     assert (move.x, move.y) == pytest.approx((0.12, 0.05), abs=1e-12)
     assert move.waypoints[0] == pytest.approx((0.15, 0.02), abs=1e-12)
     # Without the mount, 'world' is an unknown frame.
-    assert validate(goal, CONFIG) == (
-        "target frame 'world' is not the base frame 'base_link' (empty means the base frame)"
+    with pytest.raises(WrongFrame) as refused:
+        validate(goal, CONFIG)
+    assert refused.value.message == (
+        "target frame 'world' is not the arm's base frame 'base_link': transform the target "
+        "into 'base_link' (or leave frame_id empty)"
     )
 
 
 def test_a_parent_frame_point_off_the_plane_too_many_or_joint_waypoints_are_refused():
     wx, wy, wz = world_of(0.12, 0.05, z=0.01)
     off = arm_goal(wx, wy, "world", z=wz)
-    reason = validate(off, MOUNTED)
+    with pytest.raises(OffPlane) as refused:
+        validate(off, MOUNTED)
+    reason = refused.value.message
     assert "0.01 m off the arm's plane" in reason
     assert (
         "which in 'world' is the plane through (0.5, -0.2, 0.3) m with normal (0, 0, 1)" in reason
     )
     many = arm_goal(0.12, 0.05, waypoints=[(0.15, 0.02, 0.0)] * 4)
-    assert validate(many, CONFIG, max_waypoints=3) == "4 waypoints: the most is max_waypoints = 3"
+    with pytest.raises(Refusal, match=r"^4 waypoints: the most is max_waypoints = 3$"):
+        validate(many, CONFIG, max_waypoints=3)
     joint = arm_goal(0.12, 0.05, waypoints=[(0.15, 0.02, 0.0)], mode=MoveArm.Goal.JOINT)
-    assert validate(joint, CONFIG) == "waypoints are for LINEAR moves only"
+    with pytest.raises(Refusal, match=r"^waypoints are for LINEAR moves only$"):
+        validate(joint, CONFIG)
+
+
+def test_tool_angles_give_the_target_and_every_waypoint_its_heading():
+    goal = arm_goal(0.12, 0.05, waypoints=[(0.15, 0.02), (0.14, 0.08)])
+    goal.orientation_mode = MoveArm.Goal.TOOL_ANGLE
+    goal.tool_angle = 0.3
+    goal.waypoint_tool_angles = [0.1, -0.2]
+    move = validate(goal, MOUNTED)
+    assert move.heading == 0.3
+    assert move.waypoints == ((0.15, 0.02, 0.1), (0.14, 0.08, -0.2))
+    goal.waypoint_tool_angles = [0.1]
+    with pytest.raises(Refusal) as refused:
+        validate(goal, CONFIG)
+    assert refused.value.message == (
+        "orientation_mode TOOL_ANGLE: waypoint_tool_angles needs 2 values (one per waypoint), "
+        "it has 1"
+    )
+    goal.orientation_mode = MoveArm.Goal.POSITION_ONLY  # the angles are not read
+    assert validate(goal, CONFIG).waypoints == ((0.15, 0.02), (0.14, 0.08))
 
 
 def test_a_goal_with_waypoints_plans_the_whole_polyline_or_aborts_at_its_failing_segment():
@@ -230,11 +260,8 @@ def test_a_goal_needing_too_many_points_in_all_is_refused_before_any_ik():
 
     waypoints = ((0.15, 0.02), (0.12, 0.05)) * 50  # 100 segments of about 4 cm
     step = 100 * 0.04 / MAX_PLAN_POINTS * 0.9
-    outcome = plan_move(
-        ARM, CONFIG, Move(0, 0.12, 0.05, None, 0.05, step, waypoints), HOME, solve, run
-    )
-    assert outcome.status == Result.INVALID_GOAL
-    assert f"the most is {MAX_PLAN_POINTS}" in outcome.message
+    with pytest.raises(Refusal, match=rf"the most is {MAX_PLAN_POINTS}"):
+        plan_move(ARM, CONFIG, Move(0, 0.12, 0.05, None, 0.05, step, waypoints), HOME, solve, run)
     assert calls == []
 
 
@@ -251,10 +278,10 @@ def test_a_segment_larger_than_one_ik_batch_may_be_is_refused_before_any_ik():
         return chain_solver(ARM)(points, seed)
 
     start = ARM.solve(0.15, 0.02).joints  # about 42 mm from the target: 42 points
-    outcome = plan_move(ARM, small, Move(0, 0.12, 0.05, None, 0.05, 0.001), start, solve, run)
-    assert outcome.status == Result.INVALID_GOAL
-    assert "needs 43 IK solutions" in outcome.message
-    assert "ik.max_batch_targets allows 30" in outcome.message
+    with pytest.raises(Refusal) as refused:
+        plan_move(ARM, small, Move(0, 0.12, 0.05, None, 0.05, 0.001), start, solve, run)
+    assert "needs 43 IK solutions" in refused.value.message
+    assert "ik.max_batch_targets allows 30" in refused.value.message
     assert calls == []
     roomy = dataclasses.replace(CONFIG, max_batch_targets=50)
     run = Admission().admit(b"2", Move(0, 0.12, 0.05, None, 0.05, 0.001))
@@ -333,19 +360,24 @@ def test_plan_requests_are_refused_at_once_when_malformed_or_too_big():
         calls.append(len(points))
         return chain_solver(ARM)(points, seed)
 
-    too_many = call(plan_request([(0.15, 0.02, 0.0)] * 4), max_waypoints=3, solve=solve)
-    assert too_many.status == Response.INVALID_REQUEST
-    assert too_many.message.startswith("4 waypoints: the most is max_waypoints = 3")
-    points = call(plan_request([(0.15, 0.02, 0.0)], max_step=1e-7), solve=solve)
-    assert points.status == Response.INVALID_REQUEST
-    assert f"the most is {MAX_PLAN_POINTS}" in points.message
-    assert call(plan_request([]), solve=solve).status == Response.INVALID_REQUEST
-    frame = call(plan_request([(0.15, 0.02, 0.0)], "camera"), solve=solve)
-    assert frame.message.startswith("waypoint 0 frame 'camera' is not the base frame")
+    with pytest.raises(Refusal, match=r"^4 waypoints: the most is max_waypoints = 3$"):
+        call(plan_request([(0.15, 0.02, 0.0)] * 4), max_waypoints=3, solve=solve)
+    with pytest.raises(Refusal, match=rf"the most is {MAX_PLAN_POINTS}"):
+        call(plan_request([(0.15, 0.02, 0.0)], max_step=1e-7), solve=solve)
+    with pytest.raises(Refusal, match=r"^no waypoints"):
+        call(plan_request([]), solve=solve)
+    with pytest.raises(WrongFrame, match=r"^waypoints frame 'camera' is not the arm's base frame"):
+        call(plan_request([(0.15, 0.02, 0.0)], "camera"), solve=solve)
     bad_start = plan_request([(0.15, 0.02, 0.0)])
     bad_start.start_state = joint_state(["shoulder"], [0.0])
-    assert "start_state: joint 'elbow' is missing" in call(bad_start, solve=solve).message
+    with pytest.raises(Refusal, match=r"^start_state: joint 'elbow' is missing"):
+        call(bad_start, solve=solve)
     assert calls == []
+    # The node answers every Refusal so: INVALID_REQUEST with its words.
+    answer = cartesian.refusal(Refusal("4 waypoints: the most is max_waypoints = 3"))
+    assert answer.status == Response.INVALID_REQUEST
+    assert answer.message == "4 waypoints: the most is max_waypoints = 3: nothing planned"
+    assert (answer.failed_index, answer.failed_waypoint) == (-1, -1)
     no_state = call(plan_request([(0.15, 0.02, 0.0)]), start=None, solve=solve)
     assert no_state.status == Response.NO_JOINT_STATE
     assert (no_state.failed_index, no_state.failed_waypoint) == (-1, -1)

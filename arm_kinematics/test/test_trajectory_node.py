@@ -396,14 +396,15 @@ def test_joint_mode_to_a_joint_limit_goal_aborts_at_step_0(arm):
 @pytest.mark.parametrize(
     ("fields", "reason"),
     [
-        ({"x": math.nan}, "not finite"),
+        ({"x": math.nan}, "target position (nan, 0.05, 0.0) must be finite numbers"),
         ({"speed": -0.1}, "negative"),
         ({"max_step": -0.001}, "negative"),
-        ({"frame": "world"}, "'world' is not the base frame 'base_link'"),
+        ({"frame": "world"}, "'world' is not the arm's base frame 'base_link'"),
         ({"z": 0.01}, "off the arm's plane"),
         ({"mode": 7}, "unknown mode 7"),
         ({"mode": Goal.JOINT, "speed": 1.5}, "fraction (0, 1]"),
-        ({"use_heading": True, "qz": 0.5}, "norm"),
+        ({"orientation_mode": Goal.FULL_ORIENTATION, "qz": 0.5}, "norm"),
+        ({"orientation_mode": 3}, "unknown orientation_mode 3"),
     ],
 )
 def test_invalid_goals_are_refused_with_the_reason_and_move_nothing(arm, fields, reason):

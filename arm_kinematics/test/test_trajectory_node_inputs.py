@@ -237,6 +237,59 @@ def test_a_planned_polyline_lies_on_its_segments_within_the_velocity_limits(arm)
     arm.assert_no_command_after(before)
 
 
+# --- one target check, one wording --------------------------------------------------------------
+
+
+def stamped_goal(frame: str, z: float, quaternion=(0.0, 0.0, 0.0, 1.0)) -> MoveArm.Goal:
+    message = goal(0.12, 0.05)
+    message.target.header.frame_id = frame
+    message.target.pose.position.z = z
+    o = message.target.pose.orientation
+    o.x, o.y, o.z, o.w = quaternion
+    message.orientation_mode = MoveArm.Goal.FULL_ORIENTATION
+    return message
+
+
+@pytest.mark.parametrize(
+    ("frame", "z", "quaternion", "status"),
+    [
+        ("base_link", 0.01, (0.0, 0.0, 0.0, 1.0), SolveIK.Response.OFF_PLANE),
+        ("camera", 0.0, (0.0, 0.0, 0.0, 1.0), SolveIK.Response.WRONG_FRAME),
+        ("base_link", 0.0, (0.0, 0.0, 0.0, 2.0), SolveIK.Response.INVALID_ORIENTATION),
+    ],
+    ids=["off_plane", "wrong_frame", "orientation"],
+)
+def test_both_nodes_refuse_a_target_with_the_same_words(arm, frame, z, quaternion, status):
+    # The stamped-target check is written once (nodes/targets.py): solve_ik, a MoveArm goal, a
+    # clicked point and plan_cartesian_path's waypoints are refused in the same words.
+    message = stamped_goal(frame, z, quaternion)
+    request = SolveIK.Request(target=message.target, orientation_mode=message.orientation_mode)
+    solve = arm.graph.call(arm.node.create_client(SolveIK, "solve_ik"), request)
+    assert solve.status == status, solve.message
+    before, logs = arm.command_count(), arm.log_count()
+    moved = arm.run(message)
+    assert moved.result.status == Result.INVALID_GOAL
+    assert moved.result.message == solve.message
+    plan = PlanCartesianPath.Request(
+        header=message.target.header,
+        waypoints=[message.target.pose],
+        orientation_mode=message.orientation_mode,
+    )
+    planned = arm.graph.call(arm.plan_client, plan)
+    assert planned.status == Response.INVALID_REQUEST
+    what = "waypoints" if status == SolveIK.Response.WRONG_FRAME else "waypoint 0"
+    assert planned.message == solve.message.replace("target", what) + ": nothing planned"
+    click = PointStamped(header=message.target.header)
+    click.point.x, click.point.y, click.point.z = 0.12, 0.05, z
+    arm.clicked.publish(click)
+    if status != SolveIK.Response.INVALID_ORIENTATION:  # a click has no orientation
+        arm.wait_log(f"clicked point move INVALID_GOAL: {solve.message}", logs)
+    else:
+        arm.wait_until_tip(0.12, 0.05, 1e-6)
+        before = arm.command_count()
+    arm.assert_no_command_after(before)
+
+
 # --- MoveArm waypoints -------------------------------------------------------------------------
 
 

@@ -17,7 +17,8 @@ from visualization_msgs.msg import Marker
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics import IkAnswers, Setpoints, chain_solver
-from arm_kinematics.nodes.trajectory.goals import Admission, Move, Result, validate
+from arm_kinematics.nodes.refusals import Refusal, WrongFrame
+from arm_kinematics.nodes.trajectory.goals import Admission, Move, Result, invalid_goal, validate
 from arm_kinematics.nodes.trajectory.ik_batch import (
     IkBatchClient,
     IkInterruptedError,
@@ -54,9 +55,12 @@ def test_validate_fills_the_defaults_and_explains_a_refusal():
     valid = validate(goal, CONFIG)
     assert valid == move(speed=CONFIG.trajectory.default_speed, max_step=0.001)
     goal.target.header.frame_id = "world"
-    assert validate(goal, CONFIG) == (
-        "target frame 'world' is not the base frame 'base_link' (empty means the base frame)"
-    )
+    with pytest.raises(WrongFrame, match=r"^target frame 'world' is not the arm's base frame"):
+        validate(goal, CONFIG)
+    goal.target.header.frame_id = ""
+    goal.speed = -1.0
+    with pytest.raises(Refusal, match=r"^speed = -1 is negative \(0 means the default\)$"):
+        validate(goal, CONFIG)
 
 
 # --- admission and preemption ------------------------------------------------------------------
@@ -66,9 +70,9 @@ def test_a_valid_goal_preempts_the_running_one_and_an_invalid_one_disturbs_nobod
     admission = Admission()
     first = admission.admit(b"1", move())
     assert first.stop_status is None
-    refused = admission.admit(b"2", "speed = -1 is negative")
+    refused = admission.refuse(b"2", Refusal("speed = -1 is negative"))
     assert refused.move is None
-    assert refused.error == "speed = -1 is negative"
+    assert refused.refusal.message == "speed = -1 is negative"
     assert first.stop_status is None
     assert not first.wake.is_set()
     second = admission.admit(b"3", move())
@@ -253,13 +257,14 @@ def test_wait_fresh_returns_the_next_joint_states_or_none_when_stopped():
 
 def test_a_batch_request_asks_for_closest_with_the_seed_and_every_target_answered():
     points = np.array([[0.12, 0.05, 0.3], [0.13, 0.05, 0.4]])
-    request = batch_request(points, (0.1, 0.2), ["shoulder", "elbow"], "base_link", 0.0)
-    assert (list(request.x), list(request.y), list(request.heading)) == (
+    request = batch_request(points, (0.1, 0.2), ["shoulder", "elbow"], "base_link")
+    assert (list(request.x), list(request.y), list(request.tool_angle)) == (
         [0.12, 0.13],
         [0.05, 0.05],
         [0.3, 0.4],
     )
-    assert request.use_heading
+    assert list(request.z) == []  # on the arm's plane
+    assert request.orientation_mode == SolveIKBatch.Request.TOOL_ANGLE
     assert request.branch == SolveIK.Request.BRANCH_CLOSEST
     assert list(request.seed.name) == ["shoulder", "elbow"]
     assert list(request.seed.position) == [0.1, 0.2]
@@ -313,7 +318,7 @@ class FakeClient:
 
 
 def client(fake: FakeClient, timeout: float = 0.05) -> IkBatchClient:
-    return IkBatchClient(fake, "/solve_ik_batch", ["shoulder", "elbow"], "base_link", 0.0, timeout)
+    return IkBatchClient(fake, "/solve_ik_batch", ["shoulder", "elbow"], "base_link", timeout)
 
 
 def test_the_ik_client_reports_an_absent_or_silent_service_and_a_stopped_goal():
@@ -334,6 +339,31 @@ def test_the_ik_client_reports_an_absent_or_silent_service_and_a_stopped_goal():
     response.positions = [0.1, 0.2]
     answers = client(FakeClient(ready=True, response=response)).solve(points, None, never)
     assert answers.joints.tolist() == [[0.1, 0.2]]
+
+
+class DroppingClient(FakeClient):
+    """A ready client whose first request gets no answer, as when Fast DDS drops a response."""
+
+    def __init__(self, response) -> None:
+        super().__init__(ready=True, response=response)
+        self.sent = 0
+
+    def call_async(self, request):
+        from rclpy.task import Future
+
+        self.sent += 1
+        return Future() if self.sent == 1 else super().call_async(request)
+
+
+def test_the_ik_client_sends_a_request_again_whose_answer_was_dropped():
+    response = SolveIKBatch.Response(joint_names=["shoulder", "elbow"], message="ok")
+    response.statuses = bytes([0])
+    response.positions = [0.1, 0.2]
+    dropping = DroppingClient(response)
+    ik = IkBatchClient(dropping, "/solve_ik_batch", ["shoulder", "elbow"], "base_link", 30.0, 0.05)
+    answers = ik.solve(np.array([[0.12, 0.05]]), None, threading.Event())
+    assert answers.joints.tolist() == [[0.1, 0.2]]
+    assert (dropping.sent, dropping.removed) == (2, 1)  # the lost request withdrawn
 
 
 # --- a goal's plan -----------------------------------------------------------------------------
@@ -360,9 +390,11 @@ def test_a_plan_ends_invalid_unavailable_or_stopped_without_anything_moving():
     run = Admission().admit(b"1", move())
     start = tuple(CONFIG.home)
     tiny = move(0.12, 0.05, max_step=1e-7)
-    outcome = plan_move(ARM, CONFIG, tiny, start, chain_solver(ARM), run)
-    assert outcome.status == Result.INVALID_GOAL
-    assert f"the most is {MAX_PLAN_POINTS}" in outcome.message
+    with pytest.raises(Refusal, match=rf"the most is {MAX_PLAN_POINTS}") as refused:
+        plan_move(ARM, CONFIG, tiny, start, chain_solver(ARM), run)
+    outcome = invalid_goal(refused.value, final=start)  # as the node ends the goal
+    assert (outcome.status, outcome.final) == (Result.INVALID_GOAL, start)
+    assert outcome.message == refused.value.message
 
     def unavailable(_points, _seed) -> IkAnswers:
         raise IkUnavailableError("IK service '/solve_ik_batch' was not found within 1 s")

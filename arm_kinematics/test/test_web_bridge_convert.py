@@ -129,7 +129,7 @@ def test_uint8_sequences_come_in_as_base64_or_a_list() -> None:
         ({"branch": -1}, "branch", "out of range for uint8"),
         ({"branch": 1.0}, "branch", "expected an integer"),
         ({"branch": True}, "branch", "expected an integer"),
-        ({"use_heading": 1}, "use_heading", "expected true or false"),
+        ({"orientation_mode": True}, "orientation_mode", "expected an integer"),
         ({"target": {"pose": {"position": {"x": "0.1"}}}}, "target.pose.position.x", "number"),
         ({"target": {"pose": {"position": {"x": None}}}}, "target.pose.position.x", "null"),
         ({"target": {"header": {"frame_id": 3}}}, "target.header.frame_id", "string"),
@@ -146,6 +146,13 @@ def test_bad_values_are_refused_naming_the_field(data: dict, field: str, reason:
     assert error.value.field == f"args.{field}"
     assert reason in error.value.reason
     assert f"'args.{field}'" in str(error.value)
+
+
+def test_a_bool_is_true_or_false_only() -> None:
+    with pytest.raises(ConversionError, match="expected true or false") as error:
+        from_json(SolveIKBatch.Request, {"stop_on_failure": 1}, "args")
+    assert error.value.field == "args.stop_on_failure"
+    assert from_json(SolveIKBatch.Request, {"stop_on_failure": True}).stop_on_failure
 
 
 def test_fixed_and_bounded_sizes_and_float32_range() -> None:

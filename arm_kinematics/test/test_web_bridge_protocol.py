@@ -302,6 +302,7 @@ def _without_stamps(values: dict[str, Any]) -> dict[str, Any]:
     out = dict(values)
     for key in ("solution", "alternative"):
         out[key] = {k: v for k, v in values[key].items() if k != "header"}
+    out["tool"] = {**values["tool"], "header": {"frame_id": values["tool"]["header"]["frame_id"]}}
     return out
 
 
@@ -325,8 +326,9 @@ def test_call_service_solve_ik_answers_what_an_rclpy_client_gets(stack: Stack) -
                     "service": "solve_ik",
                     "args": [
                         {"pose": {"position": dict(zip("xy", REACHABLE, strict=True))}},
-                        False,
-                        1,
+                        0,  # orientation_mode POSITION_ONLY
+                        0.0,  # tool_angle
+                        1,  # branch ELBOW_UP
                     ],
                 }
             )
@@ -428,7 +430,7 @@ def test_nan_and_infinity_are_refused_naming_the_field(stack: Stack, raw: str, f
         ({"branch": 300}, "args.branch", "out of range for uint8"),
         ({"branch": -1}, "args.branch", "out of range for uint8"),
         ({"branch": 1.5}, "args.branch", "expected an integer"),
-        ({"use_heading": "yes"}, "args.use_heading", "expected true or false"),
+        ({"orientation_mode": "yes"}, "args.orientation_mode", "expected an integer"),
         ({"seed": {"position": ["a"]}}, "args.seed.position[0]", "expected a number"),
         ({"bogus": 1}, "args.bogus", "no such field"),
     ],

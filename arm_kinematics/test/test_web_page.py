@@ -73,9 +73,8 @@ class Observer:
         request.target.header.frame_id = "base_link"
         request.target.pose.position.x, request.target.pose.position.y = x, y
         if heading is not None:
-            request.use_heading = True
-            request.target.pose.orientation.z = math.sin(heading / 2)
-            request.target.pose.orientation.w = math.cos(heading / 2)
+            request.orientation_mode = SolveIK.Request.TOOL_ANGLE
+            request.tool_angle = heading
         return self.graph.call(self.solve_ik, request)
 
 

@@ -1,5 +1,5 @@
 """The reachable region (kinematics/workspace.py) against brute force and the core's own solve,
-and its markers (nodes/ik_markers.region_markers)."""
+and its markers (nodes/ik/markers.region_markers)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from arm_kinematics.kinematics.workspace import (
     near_singular_tips,
     reachable_region,
 )
-from arm_kinematics.nodes.ik_markers import region_markers, workspace_markers
+from arm_kinematics.nodes.ik.markers import region_markers, workspace_markers
 
 
 def load_arm(name: str) -> PlanarArm:

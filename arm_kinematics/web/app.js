@@ -20,6 +20,8 @@ const IK_STATUS = ["OK", "SINGULAR", "TOO_FAR", "TOO_CLOSE", "JOINT_LIMIT", "ORI
   "INVALID_INPUT", "WRONG_FRAME", "OFF_PLANE", "INVALID_ORIENTATION"];
 const MOVE_STATUS = ["SUCCEEDED", "INVALID_GOAL", "IK_FAILED", "JOINT_JUMP", "CANCELED", "PREEMPTED",
   "IK_UNAVAILABLE", "HARDWARE_FAULT", "NO_JOINT_STATE", "SHUTDOWN"];
+const POSITION_ONLY = 0; // SolveIK and MoveArm orientation_mode values
+const TOOL_ANGLE = 1;
 const MOVE_LINEAR = 0;
 const MOVE_JOINT = 1;
 const LATENCY_SAMPLES = 5000;
@@ -115,6 +117,13 @@ function headingArgs() {
   return { useHeading, heading, orientation: { x: 0, y: 0, z: Math.sin(heading / 2), w: Math.cos(heading / 2) } };
 }
 
+// The request fields of the target's orientation (SolveIK and MoveArm alike): the heading as the
+// tool angle (rad), or the position only.
+function orientationArgs() {
+  const { useHeading, heading } = headingArgs();
+  return useHeading ? { orientation_mode: TOOL_ANGLE, tool_angle: heading } : { orientation_mode: POSITION_ONLY, tool_angle: 0 };
+}
+
 function targetPose(target) {
   const { orientation } = headingArgs();
   return {
@@ -156,11 +165,10 @@ async function pumpIk() {
   stats.ik.requests += 1;
   stats.ik.inFlight += 1;
   stats.ik.maxInFlight = Math.max(stats.ik.maxInFlight, stats.ik.inFlight);
-  const { useHeading } = headingArgs();
   const sentAt = performance.now();
   const response = await ros.callService(names.solveIk, "arm_kinematics_interfaces/srv/SolveIK", {
     target: targetPose(target),
-    use_heading: useHeading,
+    ...orientationArgs(),
     branch: Number($("branch").value),
   });
   const answeredAt = performance.now();
@@ -215,7 +223,6 @@ function sendMove(mode) {
     setStatus("move-status", "NOT CONNECTED", "the bridge is not connected: nothing was sent");
     return;
   }
-  const { useHeading } = headingArgs();
   const target = { ...state.target };
   // The plan shown is the new goal's from now on (none until trajectory_markers draws it).
   state.failed = null;
@@ -224,7 +231,7 @@ function sendMove(mode) {
   const id = ros.sendGoal(
     names.moveArm,
     "arm_kinematics_interfaces/action/MoveArm",
-    { target: targetPose(target), use_heading: useHeading, mode, speed: 0, max_step: 0 },
+    { target: targetPose(target), ...orientationArgs(), mode, speed: 0, max_step: 0 },
     (feedback) => {
       if (!state.goal || state.goal.id !== id) return;
       $("progress").value = feedback.fraction;

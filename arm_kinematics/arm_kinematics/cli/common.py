@@ -46,22 +46,27 @@ def parse_client_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> a
     return parser.parse_args(remove_ros_args(list(argv))[1:])
 
 
-def fill_target(target: Any, args: argparse.Namespace, plane_z: float) -> None:
-    """Set a geometry_msgs/PoseStamped from the target arguments (heading DEGREES -> radians).
+def fill_target(request: Any, args: argparse.Namespace, plane_z: float) -> None:
+    """Set a request's `target` (geometry_msgs/PoseStamped), `orientation_mode` and
+    `tool_angle` (SolveIK.Request and MoveArm.Goal alike) from the target arguments.
 
-    Without --heading the orientation is the identity, which the nodes ignore unless
-    use_heading is set.
+    --heading DEG is the TOOL_ANGLE in radians; without it the request is POSITION_ONLY. The
+    target's orientation is the identity either way (the nodes read it only with
+    FULL_ORIENTATION).
     """
-    from arm_kinematics.nodes.messages import heading_to_quaternion
-
+    target = request.target
     target.header.frame_id = args.frame
     position = target.pose.position
     position.x, position.y = args.x, args.y
     position.z = plane_z if args.z is None else args.z
     target.pose.orientation.x = target.pose.orientation.y = target.pose.orientation.z = 0.0
     target.pose.orientation.w = 1.0
-    if args.heading is not None:
-        target.pose.orientation = heading_to_quaternion(math.radians(args.heading))
+    if args.heading is None:
+        request.orientation_mode = type(request).POSITION_ONLY
+        request.tool_angle = 0.0
+    else:
+        request.orientation_mode = type(request).TOOL_ANGLE
+        request.tool_angle = math.radians(args.heading)
 
 
 def load_client_config(path: str | None, prog: str) -> Any:

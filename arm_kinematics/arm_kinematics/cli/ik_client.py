@@ -82,7 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     solve = commands.add_parser(
         "solve", help="inverse kinematics: joints for a tip position (and heading)"
     )
-    add_target_arguments(solve, heading_help="required tool heading, DEGREES about z")
+    add_target_arguments(
+        solve, heading_help="required tool heading (TOOL_ANGLE), DEGREES about the base z"
+    )
     solve.add_argument(
         "--branch", choices=BRANCH_NAMES, default="closest", help="elbow branch (default closest)"
     )
@@ -199,8 +201,8 @@ def run(argv: list[str]) -> int:
     try:
         if args.command == "solve":
             service_type, service_name = SolveIK, "solve_ik"
-            request = SolveIK.Request(use_heading=args.heading is not None)
-            fill_target(request.target, args, config.plane_z)
+            request = SolveIK.Request()
+            fill_target(request, args, config.plane_z)
             request.branch = BRANCH_NAMES.index(args.branch)
             if args.seed:
                 request.seed = joint_state(*parse_joint_values(args.seed, config.joint_names))

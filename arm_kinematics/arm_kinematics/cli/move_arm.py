@@ -57,7 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit code: 0 SUCCEEDED, 1 any other result or a bad command line, 2 no "
         "action server within --timeout, 130 interrupted (the goal is canceled).",
     )
-    add_target_arguments(parser, heading_help="tool heading at the goal, DEGREES about z")
+    add_target_arguments(
+        parser, heading_help="tool heading at the goal (TOOL_ANGLE), DEGREES about the base z"
+    )
     parser.add_argument(
         "--joint",
         action="store_true",
@@ -166,8 +168,7 @@ def run(argv: list[str]) -> int:
         speed=args.speed,
         max_step=args.max_step,
     )
-    goal.use_heading = args.heading is not None
-    fill_target(goal.target, args, config.plane_z)
+    fill_target(goal, args, config.plane_z)
 
     try:
         namespace = absolute_namespace(args.namespace)

@@ -22,11 +22,13 @@ from geometry_msgs.msg import Pose, PoseStamped, Quaternion
 from sensor_msgs.msg import JointState
 
 from arm_kinematics.kinematics import BRANCH_NAMES as BRANCH_RULE_NAMES
+from arm_kinematics.nodes.refusals import InvalidOrientation, Refusal
 from arm_kinematics_interfaces.srv import ComputeFK, SolveIK
 
 #: Largest deviation of a quaternion's norm from 1, and of its roll and pitch from 0 (radians),
 #: for it to count as a heading (a pure rotation about z).
 ORIENTATION_TOLERANCE = 1e-6
+_HEADING_HINT = "x=0, y=0, z=sin(h/2), w=cos(h/2) (or orientation_mode TOOL_ANGLE, tool_angle h)"
 
 
 def constant_names(cls: type, names: Sequence[str]) -> dict[int, str]:
@@ -70,10 +72,6 @@ def solve_ik_status_name(status: int) -> str:
 # --- orientation -------------------------------------------------------------------------------
 
 
-class OrientationError(ValueError):
-    """A quaternion that is not finite, not unit length or not a rotation about z."""
-
-
 def heading_to_quaternion(heading: float) -> Quaternion:
     """Quaternion message of a rotation by `heading` radians about z."""
     return _fill_quaternion(Quaternion(), heading)
@@ -95,24 +93,24 @@ def quaternion_to_heading(
 ) -> float:
     """Heading (radians, in (-pi, pi]) of a quaternion that must be a pure rotation about z.
 
-    Raises OrientationError, with a message saying what to send instead, when the quaternion
-    is not finite, its norm is not 1 within `tolerance`, or its roll or pitch exceed
-    `tolerance` radians.
+    Raises Refusal when the quaternion is not finite, InvalidOrientation, with a message saying
+    what to send instead, when its norm is not 1 within `tolerance` or its roll or pitch
+    exceed `tolerance` radians.
     """
     return heading_of_values(quaternion_values(orientation), tolerance)
 
 
 def check_unit_quaternion(xyzw: Sequence[float], tolerance: float = ORIENTATION_TOLERANCE) -> None:
-    """OrientationError unless the quaternion (x, y, z, w) is finite and of norm 1 (within
-    `tolerance`)."""
+    """Refusal unless the quaternion (x, y, z, w) is finite, InvalidOrientation unless it is
+    of norm 1 (within `tolerance`)."""
     x, y, z, w = xyzw
     if not all(math.isfinite(v) for v in (x, y, z, w)):
-        raise OrientationError(f"orientation ({x}, {y}, {z}, {w}) is not finite")
+        raise Refusal(f"orientation ({x}, {y}, {z}, {w}) is not finite")
     norm = math.sqrt(x * x + y * y + z * z + w * w)
     if abs(norm - 1.0) > tolerance:
-        raise OrientationError(
+        raise InvalidOrientation(
             f"orientation quaternion has norm {norm:.9g}, not 1 within {tolerance:g}; "
-            "for a heading h send x=0, y=0, z=sin(h/2), w=cos(h/2)"
+            f"for a heading h send {_HEADING_HINT}"
         )
 
 
@@ -122,10 +120,10 @@ def heading_of_values(xyzw: Sequence[float], tolerance: float = ORIENTATION_TOLE
     x, y, z, w = xyzw
     roll, pitch, yaw = transforms3d.euler.quat2euler((w, x, y, z), "sxyz")
     if abs(roll) > tolerance or abs(pitch) > tolerance:
-        raise OrientationError(
+        raise InvalidOrientation(
             f"orientation is not a rotation about z (roll {math.degrees(roll):.6g} deg, "
             f"pitch {math.degrees(pitch):.6g} deg); the arm only sets a heading: "
-            "send x=0, y=0, z=sin(h/2), w=cos(h/2)"
+            f"send {_HEADING_HINT}"
         )
     return float(yaw)
 
@@ -213,8 +211,9 @@ class JointStateProblem(Enum):
     NON_FINITE = "non-finite position"
 
 
-class JointStateError(ValueError):
-    """A JointState that cannot be read as the arm's joints; names the offending joint."""
+class JointStateError(Refusal):
+    """A JointState that cannot be read as the arm's joints (INVALID_INPUT); names the
+    offending joint, and `problem` says what is wrong with it."""
 
     def __init__(self, problem: JointStateProblem, message: str, joint: str | None = None):
         super().__init__(message)

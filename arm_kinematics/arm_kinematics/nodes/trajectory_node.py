@@ -57,6 +57,7 @@ from visualization_msgs.msg import MarkerArray
 from arm_kinematics.kinematics import Setpoints
 from arm_kinematics.nodes.messages import JointStateError, joint_positions, joint_state
 from arm_kinematics.nodes.params import ParameterStartupError, declare_arm_parameters
+from arm_kinematics.nodes.refusals import Refusal
 from arm_kinematics.nodes.runner import run_node
 from arm_kinematics.nodes.trajectory import cartesian
 from arm_kinematics.nodes.trajectory.goals import (
@@ -68,6 +69,7 @@ from arm_kinematics.nodes.trajectory.goals import (
     Outcome,
     Result,
     TrajectoryMove,
+    invalid_goal,
     status_name,
     validate,
 )
@@ -145,7 +147,6 @@ class TrajectoryNode(Node):
             self.resolve_service_name("solve_ik_batch"),
             self._names,
             base_frame,
-            self.config.plane_z,
             trajectory.ik_timeout_s,
         )
         self._stream = SetpointStream(
@@ -160,6 +161,22 @@ class TrajectoryNode(Node):
             self.arm.forward,
             on_first=self._on_first_setpoint,
         )
+        self._handles: dict[bytes, ServerGoalHandle] = {}
+        self._closing = threading.Event()  # ends the waits of callbacks that are not goals
+        self._create_inputs(group)
+        action = self.resolve_topic_name("move_arm")  # resolved as rcl_action resolves it
+        self.get_logger().info(
+            f"trajectory_node ready: action '{action}', joints {self._names}, "
+            f"{trajectory.command_rate_hz:g} Hz setpoints, default "
+            f"{trajectory.default_speed:g} m/s in steps of "
+            f"{trajectory.default_max_step * 1000:g} mm"
+        )
+
+    # --- inputs ----------------------------------------------------------------------------
+
+    def _create_inputs(self, group: ReentrantCallbackGroup) -> None:
+        """The motions' inputs: the MoveArm action, clicked points, joint trajectories, and
+        the plan_cartesian_path service."""
         self._server = ActionServer(
             self,
             MoveArm,
@@ -181,17 +198,6 @@ class TrajectoryNode(Node):
         self.create_service(
             PlanCartesianPath, "plan_cartesian_path", self._on_plan_request, callback_group=group
         )
-        self._handles: dict[bytes, ServerGoalHandle] = {}
-        self._closing = threading.Event()  # ends the waits of callbacks that are not goals
-        action = self.resolve_topic_name("move_arm")  # resolved as rcl_action resolves it
-        self.get_logger().info(
-            f"trajectory_node ready: action '{action}', joints {self._names}, "
-            f"{trajectory.command_rate_hz:g} Hz setpoints, default "
-            f"{trajectory.default_speed:g} m/s in steps of "
-            f"{trajectory.default_max_step * 1000:g} mm"
-        )
-
-    # --- inputs ----------------------------------------------------------------------------
 
     def _on_joint_state(self, msg: JointState) -> None:
         try:
@@ -211,11 +217,7 @@ class TrajectoryNode(Node):
         goal.target.header = msg.header
         goal.target.pose.position = p
         goal.target.pose.orientation.w = 1.0
-        run = self._admission.admit(
-            uuid.uuid4().bytes,
-            validate(goal, self.config, self.max_waypoints),
-            "clicked point move",
-        )
+        run = self._admit_goal(uuid.uuid4().bytes, goal, "clicked point move")
         # Its own thread, not an executor worker: a move lasts seconds.
         threading.Thread(target=self._finish, args=(run,), daemon=True).start()
 
@@ -230,9 +232,10 @@ class TrajectoryNode(Node):
             return
         timeout = self.config.trajectory.joint_state_timeout_s
         current = self._joint_states.wait_fresh(timeout, self._closing)
-        checked = trajectory.check(self.config, current)
-        if isinstance(checked, str):  # refused whole: nothing moves, nobody is disturbed
-            self.get_logger().warning(f"joint trajectory refused: {checked}; nothing moved")
+        try:
+            trajectory.check(self.config, current)
+        except Refusal as refusal:  # refused whole: nothing moves, nobody is disturbed
+            self.get_logger().warning(f"joint trajectory refused: {refusal}; nothing moved")
             return
         run = self._admission.admit(uuid.uuid4().bytes, trajectory, "joint trajectory")
         threading.Thread(target=self._finish, args=(run,), daemon=True).start()
@@ -250,6 +253,8 @@ class TrajectoryNode(Node):
                 lambda: self._joint_states.wait_fresh(timeout, self._closing),
                 self._ik.solver(self._closing, GoalTiming()),
             )
+        except Refusal as refusal:
+            answer = cartesian.refusal(refusal)
         except Exception as error:  # never leave a caller without an answer
             self.get_logger().error(f"plan_cartesian_path failed unexpectedly: {error!r}")
             answer = cartesian.refusal(f"the request could not be processed: {error!r}")
@@ -267,8 +272,17 @@ class TrajectoryNode(Node):
     def _on_accepted(self, handle: ServerGoalHandle) -> None:
         key = bytes(handle.goal_id.uuid)
         self._handles[key] = handle
-        self._admission.admit(key, validate(handle.request, self.config, self.max_waypoints))
+        self._admit_goal(key, handle.request)
         handle.execute()
+
+    def _admit_goal(self, key: bytes, goal: MoveArm.Goal, label: str = "goal") -> GoalRun:
+        """Validate a goal and register it: a valid one preempts the running motion, a
+        refused one (its Refusal kept for its INVALID_GOAL result) disturbs nobody."""
+        try:
+            move = validate(goal, self.config, self.max_waypoints)
+        except Refusal as refusal:
+            return self._admission.refuse(key, refusal, label)
+        return self._admission.admit(key, move, label)
 
     def _on_cancel(self, handle: ServerGoalHandle) -> CancelResponse:
         self._admission.cancel(bytes(handle.goal_id.uuid))
@@ -314,7 +328,8 @@ class TrajectoryNode(Node):
 
     def _run(self, run: GoalRun) -> Outcome:
         if run.move is None:
-            return Outcome(Result.INVALID_GOAL, run.error or "invalid goal")
+            assert run.refusal is not None  # registered by Admission.refuse
+            return invalid_goal(run.refusal)
         move = run.move
         if not self._admission.take_motion(run):  # a preempted goal leaves within one tick
             return run.stopped(self._joint_states.latest()) or Outcome(Result.CANCELED, "")
@@ -333,9 +348,12 @@ class TrajectoryNode(Node):
                 )
             if isinstance(move, TrajectoryMove):
                 return self._stream_trajectory(run, move, start)
-            planned = plan_move(
-                self.arm, self.config, move, start, self._ik.solver(run.wake, run.timing), run
-            )
+            try:
+                planned = plan_move(
+                    self.arm, self.config, move, start, self._ik.solver(run.wake, run.timing), run
+                )
+            except Refusal as refusal:  # too big to plan
+                return invalid_goal(refusal)
             if not isinstance(planned, PlannedMove):
                 if planned.path_points is not None:
                     self._markers.publish(
@@ -359,9 +377,10 @@ class TrajectoryNode(Node):
     ) -> Outcome:
         """Check a joint trajectory again from the pose the arm is at now (it was checked from
         the latest joint_states when it came), sample it at the command rate and stream it."""
-        path = trajectory.check(self.config, start)
-        if isinstance(path, str):
-            return Outcome(Result.INVALID_GOAL, f"refused: {path}; nothing moved", final=start)
+        try:
+            path = trajectory.check(self.config, start)
+        except Refusal as refusal:
+            return invalid_goal(Refusal(f"refused: {refusal}; nothing moved"), final=start)
         setpoints = Setpoints(
             joints=path.sample(self._stream.settings.period),
             period=self._stream.settings.period,

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from geometry_msgs.msg import Point
+from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from arm_kinematics.config import ArmConfig
-from arm_kinematics.frames import TargetFrames
 from arm_kinematics.kinematics import (
     LIMIT_TOLERANCE,
     PlanarArm,
@@ -24,8 +24,9 @@ from arm_kinematics.kinematics import (
     PolylinePlan,
     SolvePoints,
 )
-from arm_kinematics.nodes.messages import JointStateError, constant_names, joint_positions
-from arm_kinematics.nodes.trajectory.goals import base_pose
+from arm_kinematics.nodes.messages import JointStateError, constant_names, is_empty, joint_positions
+from arm_kinematics.nodes.refusals import Refusal
+from arm_kinematics.nodes.targets import TargetCheck, waypoint_tool_angles
 from arm_kinematics.nodes.trajectory.ik_batch import IkInterruptedError, IkUnavailableError
 from arm_kinematics.nodes.trajectory.planning import plan_path
 from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK
@@ -60,51 +61,58 @@ class PathRequest:
 
 def validate_request(
     request: PlanCartesianPath.Request, config: ArmConfig, max_waypoints: int
-) -> PathRequest | str:
-    """The request in the base frame with the defaults filled in, or why it is INVALID_REQUEST."""
+) -> PathRequest:
+    """The request in the base frame with the defaults filled in; a Refusal says why it is
+    INVALID_REQUEST (the waypoints checked as the IK node checks its targets)."""
     count = len(request.waypoints)
     if count == 0:
-        return "no waypoints: give at least one pose to plan to"
+        raise Refusal("no waypoints: give at least one pose to plan to")
     if count > max_waypoints:
-        return f"{count} waypoints: the most is max_waypoints = {max_waypoints}"
+        raise Refusal(f"{count} waypoints: the most is max_waypoints = {max_waypoints}")
     for name, value in (
         ("max_step", request.max_step),
         ("jump_threshold", request.jump_threshold),
         ("speed", request.speed),
     ):
         if not math.isfinite(value):
-            return f"{name} = {value} is not finite"
+            raise Refusal(f"{name} = {value} is not finite")
         if value < 0:
-            return f"{name} = {value:g} is negative (0 means the default)"
-    frames = TargetFrames.from_config(config)
-    waypoints = []
-    for index, pose in enumerate(request.waypoints):
-        waypoint = base_pose(
-            frames, config, request.header.frame_id, pose, request.use_heading, f"waypoint {index}"
-        )
-        if isinstance(waypoint, str):
-            return waypoint
-        waypoints.append(waypoint)
-    start = None
-    if len(request.start_state.name) or len(request.start_state.position):
-        try:
-            start = joint_positions(request.start_state, config.joint_names)
-        except JointStateError as error:
-            return f"start_state: {error}"
-        for name, q, (lo, hi) in zip(config.joint_names, start, config.joint_limits, strict=True):
-            if not lo - LIMIT_TOLERANCE <= q <= hi + LIMIT_TOLERANCE:
-                return (
-                    f"start_state: joint {name} = {math.degrees(q):.2f} deg is outside its limits "
-                    f"[{math.degrees(lo):.2f}, {math.degrees(hi):.2f}] deg"
-                )
+            raise Refusal(f"{name} = {value:g} is negative (0 means the default)")
+    mode = request.orientation_mode
+    angles = waypoint_tool_angles(mode, count, request.waypoint_tool_angles)
+    check = TargetCheck.from_config(config)
+    frame = request.header.frame_id
+    check.frame(frame, "waypoints")
+    waypoints = tuple(
+        check.planar_pose(frame, pose, mode, angle, f"waypoint {index}").point
+        for index, (pose, angle) in enumerate(zip(request.waypoints, angles, strict=True))
+    )
     trajectory = config.trajectory
     return PathRequest(
-        waypoints=tuple(waypoints),
-        start=start,
+        waypoints=waypoints,
+        start=start_state(request.start_state, config),
         max_step=request.max_step or trajectory.default_max_step,
         jump_threshold=request.jump_threshold or trajectory.max_joint_step,
         speed=request.speed or trajectory.default_speed,
     )
+
+
+def start_state(state: JointState, config: ArmConfig) -> tuple[float, ...] | None:
+    """The joints (rad) of a request's `start_state`, every joint by name within its limits;
+    None when it is empty (the latest joint_states then). A Refusal says what is wrong."""
+    if is_empty(state):
+        return None
+    try:
+        start = joint_positions(state, config.joint_names)
+    except JointStateError as error:
+        raise Refusal(f"start_state: {error}") from None
+    for name, q, (lo, hi) in zip(config.joint_names, start, config.joint_limits, strict=True):
+        if not lo - LIMIT_TOLERANCE <= q <= hi + LIMIT_TOLERANCE:
+            raise Refusal(
+                f"start_state: joint {name} = {math.degrees(q):.2f} deg is outside its limits "
+                f"[{math.degrees(lo):.2f}, {math.degrees(hi):.2f}] deg"
+            )
+    return start
 
 
 def duration_nanoseconds(times: np.ndarray) -> list[int]:
@@ -145,7 +153,8 @@ def plan_response(
     start: tuple[float, ...],
     solve: SolvePoints,
 ) -> Response:
-    """Plan `request` from the joints `start` (rad) and describe the result (nothing moves)."""
+    """Plan `request` from the joints `start` (rad) and describe the result (nothing moves).
+    A Refusal when the path is too big to plan."""
     response = _response()
     try:
         plan = plan_path(
@@ -162,8 +171,6 @@ def plan_response(
         return _response(Response.IK_UNAVAILABLE, str(error))
     except IkInterruptedError:  # only the node's shutdown interrupts a plan request
         return _response(Response.IK_UNAVAILABLE, "the trajectory node is shutting down")
-    if isinstance(plan, str):
-        return refusal(f"{plan}: nothing planned")
     response.trajectory = timed_trajectory(config.joint_names, start, plan)
     response.fraction = plan.feasible_fraction
     response.ik_status = int(plan.ik_status)
@@ -188,9 +195,9 @@ def plan_response(
     return response
 
 
-def refusal(message: str) -> Response:
-    """An INVALID_REQUEST answer with `message` (nothing planned)."""
-    return _response(Response.INVALID_REQUEST, message)
+def refusal(refused: Refusal | str) -> Response:
+    """The INVALID_REQUEST answer to a refused request (nothing planned)."""
+    return _response(Response.INVALID_REQUEST, f"{refused}: nothing planned")
 
 
 def _response(status: int = Response.SUCCEEDED, message: str = "") -> Response:
@@ -211,11 +218,10 @@ def plan_cartesian_path(
     latest_joints: Callable[[], tuple[float, ...] | None],
     solve: SolvePoints,
 ) -> Response:
-    """The whole service: validate `request`, take its start (its start_state, else
-    `latest_joints()`: the latest joint_states, None when none came in time), plan, answer."""
+    """The whole service but its refusals: validate `request`, take its start (its
+    start_state, else `latest_joints()`: the latest joint_states, None when none came in
+    time), plan, answer. A Refusal (INVALID_REQUEST, `refusal`) when the request is refused."""
     checked = validate_request(request, config, max_waypoints)
-    if isinstance(checked, str):
-        return refusal(f"{checked}: nothing planned")
     start = checked.start if checked.start is not None else latest_joints()
     if start is None:
         timeout = config.trajectory.joint_state_timeout_s

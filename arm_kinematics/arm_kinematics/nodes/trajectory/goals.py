@@ -16,17 +16,17 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from geometry_msgs.msg import Pose, Quaternion
 from trajectory_msgs.msg import JointTrajectory
 
 from arm_kinematics.config import ArmConfig
-from arm_kinematics.frames import FrameError, TargetFrames
 from arm_kinematics.kinematics.planning.joint_trajectory import (
     JointTrajectoryError,
     TimedJointPath,
     check_joint_trajectory,
 )
-from arm_kinematics.nodes.messages import OrientationError, constant_names, quaternion_to_heading
+from arm_kinematics.nodes.messages import constant_names
+from arm_kinematics.nodes.refusals import Refusal
+from arm_kinematics.nodes.targets import TargetCheck, waypoint_tool_angles
 from arm_kinematics_interfaces.action import MoveArm
 
 Result = MoveArm.Result
@@ -103,11 +103,11 @@ class TrajectoryMove:
     def __len__(self) -> int:
         return len(self.times)
 
-    def check(self, config: ArmConfig, current: tuple[float, ...] | None) -> TimedJointPath | str:
+    def check(self, config: ArmConfig, current: tuple[float, ...] | None) -> TimedJointPath:
         """The trajectory checked whole from the joints `current` (rad; None: no joint_states
-        came in time), or the reason it is refused (naming the point and joint)."""
+        came in time); a Refusal naming the point and joint says why not."""
         if current is None:
-            return (
+            raise Refusal(
                 f"no joint_states within {config.trajectory.joint_state_timeout_s:g} s, so no "
                 "start pose to check it from"
             )
@@ -122,7 +122,7 @@ class TrajectoryMove:
                 current=current,
             )
         except JointTrajectoryError as error:
-            return str(error)
+            raise Refusal(str(error)) from None
 
 
 @dataclass
@@ -147,89 +147,60 @@ class Outcome:
     path_points: object = None
 
 
-def base_pose(
-    frames: TargetFrames,
-    config: ArmConfig,
-    frame_id: str,
-    pose: Pose,
-    use_heading: bool,
-    what: str = "target",
-) -> tuple[float, ...] | str:
-    """A pose stamped in `frame_id` as (x, y) or, with `use_heading`, (x, y, heading) in the
-    base frame (m, rad); or the reason it is refused (frame, finite numbers, plane, heading)."""
-    p, o = pose.position, pose.orientation
-    for name, value in (("x", p.x), ("y", p.y), ("z", p.z)):
-        if not math.isfinite(value):
-            return f"{what} position {name} = {value} is not finite"
-    try:
-        target = frames.to_base(frame_id, (p.x, p.y, p.z), (o.x, o.y, o.z, o.w))
-    except FrameError as error:
-        return f"{what} {error}"
-    x, y, z = target.position
-    off_plane = abs(z - config.plane_z)
-    if off_plane > config.plane_tolerance:
-        where = f" z = {z:g} m is"
-        if target.given_in != frames.base_frame:
-            where = f" ({p.x:g}, {p.y:g}, {p.z:g}) m in '{frame_id}' is z = {z:.4g} m in the base,"
-        return (
-            f"{what}{where} {off_plane:.4g} m off the arm's plane "
-            f"({frames.plane_words(config.plane_z)}, +- {config.plane_tolerance:g} m)"
-        )
-    if not use_heading:
-        return (x, y)
-    qx, qy, qz, qw = target.orientation
-    try:
-        heading = quaternion_to_heading(Quaternion(x=qx, y=qy, z=qz, w=qw))
-    except OrientationError as error:
-        return f"{what}: {error}"
-    return (x, y, heading)
+def validate(goal: MoveArm.Goal, config: ArmConfig, max_waypoints: int | None = None) -> Move:
+    """The goal as a Move in the base frame; a Refusal says why it is INVALID_GOAL.
 
-
-def validate(goal: MoveArm.Goal, config: ArmConfig, max_waypoints: int | None = None) -> Move | str:
-    """The goal as a Move in the base frame, or the reason it is INVALID_GOAL. The target and
-    waypoints may be stamped in the base frame or the mount's parent frame; at most
-    `max_waypoints` waypoints (None: no limit)."""
+    The target and waypoints may be stamped in the base frame or the mount's parent frame
+    (`targets.TargetCheck`, the same check as the IK node's); at most `max_waypoints`
+    waypoints (None: no limit).
+    """
     if goal.mode not in MODE_NAMES:
-        return f"unknown mode {goal.mode}: use LINEAR (0) or JOINT (1)"
+        raise Refusal(f"unknown mode {goal.mode}: use LINEAR (0) or JOINT (1)")
     for name, value in (("speed", goal.speed), ("max_step", goal.max_step)):
         if not math.isfinite(value):
-            return f"{name} = {value} is not finite"
+            raise Refusal(f"{name} = {value} is not finite")
         if value < 0:
-            return f"{name} = {value:g} is negative (0 means the default)"
+            raise Refusal(f"{name} = {value:g} is negative (0 means the default)")
     if goal.waypoints and goal.mode != MoveArm.Goal.LINEAR:
-        return "waypoints are for LINEAR moves only"
+        raise Refusal("waypoints are for LINEAR moves only")
     if max_waypoints is not None and len(goal.waypoints) > max_waypoints:
-        return f"{len(goal.waypoints)} waypoints: the most is max_waypoints = {max_waypoints}"
-    frames = TargetFrames.from_config(config)
+        raise Refusal(
+            f"{len(goal.waypoints)} waypoints: the most is max_waypoints = {max_waypoints}"
+        )
+    mode = goal.orientation_mode
+    angles = waypoint_tool_angles(mode, len(goal.waypoints), goal.waypoint_tool_angles)
+    check = TargetCheck.from_config(config)
     frame = goal.target.header.frame_id
-    target = base_pose(frames, config, frame, goal.target.pose, goal.use_heading)
-    if isinstance(target, str):
-        return target
-    waypoints = []
-    for index, pose in enumerate(goal.waypoints):
-        waypoint = base_pose(frames, config, frame, pose, goal.use_heading, f"waypoint {index}")
-        if isinstance(waypoint, str):
-            return waypoint
-        waypoints.append(waypoint)
+    target = check.planar_pose(frame, goal.target.pose, mode, goal.tool_angle)
+    waypoints = tuple(
+        check.planar_pose(frame, pose, mode, angle, f"waypoint {index}").point
+        for index, (pose, angle) in enumerate(zip(goal.waypoints, angles, strict=True))
+    )
     trajectory = config.trajectory
     if goal.mode == MoveArm.Goal.LINEAR:
         speed = goal.speed or trajectory.default_speed
     else:
         speed = goal.speed or trajectory.default_joint_speed_fraction
         if speed > 1.0:
-            return (
+            raise Refusal(
                 f"speed = {speed:g}: in JOINT mode it is a fraction (0, 1] of the joint "
                 "velocity limits"
             )
     return Move(
         mode=goal.mode,
-        x=target[0],
-        y=target[1],
-        heading=target[2] if len(target) > 2 else None,
+        x=target.x,
+        y=target.y,
+        heading=target.heading,
         speed=speed,
         max_step=goal.max_step or trajectory.default_max_step,
-        waypoints=tuple(waypoints),
+        waypoints=waypoints,
     )
+
+
+def invalid_goal(refusal: Refusal, final: tuple[float, ...] | None = None) -> Outcome:
+    """The one way a Refusal ends a goal: INVALID_GOAL with its words (the arm stays at
+    `final`, rad, when known)."""
+    return Outcome(Result.INVALID_GOAL, refusal.message, final=final)
 
 
 @dataclass
@@ -245,12 +216,12 @@ class GoalTiming:
 @dataclass
 class GoalRun:
     """One admitted goal (an action goal, or a clicked point without a goal handle), and the
-    stop request other callbacks make. `move` is None for an invalid goal, then `error` says
-    why."""
+    stop request other callbacks make. `move` is None for a refused goal, then `refusal`
+    says why."""
 
     key: bytes
     move: Move | TrajectoryMove | None
-    error: str | None
+    refusal: Refusal | None
     label: str = "goal"  # for log lines
     accepted_at: float = field(default_factory=time.monotonic)
     wake: threading.Event = field(default_factory=threading.Event)
@@ -289,13 +260,18 @@ class Admission:
         self._closing = False
         self._motion = threading.Lock()
 
-    def admit(self, key: bytes, move: Move | TrajectoryMove | str, label: str = "goal") -> GoalRun:
-        """Register a goal (a Move or a checked TrajectoryMove, or the reason it is invalid);
-        a valid one preempts the active one."""
-        if not isinstance(move, str):
-            run = GoalRun(key=key, move=move, error=None, label=label)
-        else:
-            run = GoalRun(key=key, move=None, error=move, label=label)
+    def admit(self, key: bytes, move: Move | TrajectoryMove, label: str = "goal") -> GoalRun:
+        """Register a valid goal (a Move or a checked TrajectoryMove): it preempts the active
+        one."""
+        return self._register(GoalRun(key=key, move=move, refusal=None, label=label))
+
+    def refuse(self, key: bytes, refusal: Refusal, label: str = "goal") -> GoalRun:
+        """Register a refused goal, so that it gets its INVALID_GOAL result; it disturbs
+        nobody."""
+        return self._register(GoalRun(key=key, move=None, refusal=refusal, label=label))
+
+    def _register(self, run: GoalRun) -> GoalRun:
+        label, key = run.label, run.key
         with self._lock:
             if self._closing:
                 run.stop(Result.SHUTDOWN, SHUTDOWN_REASON)

@@ -2,7 +2,8 @@
 core's `plan_line` takes, so that a goal's IK is solved in the IK node and nowhere else.
 
 The rclpy client is created by the node (in its callback group) and handed in; this module
-only builds the request, waits for the answer without blocking the executor, and reads it.
+only builds the request, sends it (again while no answer comes: `call_idempotent`), waits for
+the answer without blocking the executor, and reads it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ import numpy as np
 from arm_kinematics.kinematics import IkAnswers
 from arm_kinematics.nodes.messages import joint_state, solve_ik_status_name
 from arm_kinematics.nodes.trajectory.goals import POLL_S, GoalTiming
+from arm_kinematics.rclpy_compat.service_call import RESEND_S, call_idempotent
 from arm_kinematics_interfaces.srv import SolveIK, SolveIKBatch
+
+RESEND_S_PER_TARGET = 25e-6
+"""Seconds per target before a batch is sent again: about three times what the IK node takes
+per target (README: 100,000 targets in 0.62-0.88 s), so that a large batch still being solved
+is not solved twice."""
 
 
 class IkUnavailableError(Exception):
@@ -34,18 +41,17 @@ def batch_request(
     seed: Sequence[float] | None,
     joint_names: Sequence[str],
     base_frame: str,
-    plane_z: float,
 ) -> SolveIKBatch.Request:
-    """A CLOSEST request for `points` (M, 2) x, y or (M, 3) with headings, every target
-    answered (the planner reads the targets after a failing one too)."""
+    """A CLOSEST request for `points` (M, 2) x, y or (M, 3) with tool angles (headings, rad),
+    in the base frame on the arm's plane (no z), every target answered (the planner reads the
+    targets after a failing one too)."""
     request = SolveIKBatch.Request()
     request.header.frame_id = base_frame
     request.x = array.array("d", np.ascontiguousarray(points[:, 0]).tobytes())
     request.y = array.array("d", np.ascontiguousarray(points[:, 1]).tobytes())
-    request.z = plane_z
-    request.use_heading = points.shape[1] == 3
-    if request.use_heading:
-        request.heading = array.array("d", np.ascontiguousarray(points[:, 2]).tobytes())
+    if points.shape[1] == 3:
+        request.orientation_mode = SolveIKBatch.Request.TOOL_ANGLE
+        request.tool_angle = array.array("d", np.ascontiguousarray(points[:, 2]).tobytes())
     request.branch = SolveIK.Request.BRANCH_CLOSEST
     if seed is not None:
         request.seed = joint_state(list(joint_names), seed)
@@ -84,7 +90,13 @@ def batch_answers(
 
 
 class IkBatchClient:
-    """`solve(points, seed)` through one solve_ik_batch round trip of at most `timeout_s`."""
+    """`solve(points, seed)` through one solve_ik_batch round trip of at most `timeout_s`.
+
+    The request is sent through `call_idempotent` (a solve may be served twice with no harm):
+    a response that Fast DDS drops (ros2/rmw_fastrtps#842) is asked for again after
+    `resend_s`, or longer for a large batch (RESEND_S_PER_TARGET), instead of ending the goal
+    with IK_UNAVAILABLE.
+    """
 
     def __init__(
         self,
@@ -92,15 +104,15 @@ class IkBatchClient:
         service: str,
         joint_names: Sequence[str],
         base_frame: str,
-        plane_z: float,
         timeout_s: float,
+        resend_s: float = RESEND_S,
     ) -> None:
         self._client = client
         self._service = service
         self._names = list(joint_names)
         self._base_frame = base_frame
-        self._plane_z = plane_z
         self._timeout_s = timeout_s
+        self._resend_s = resend_s
 
     def solver(self, wake: threading.Event, timing: GoalTiming):
         """The `solve` callable for one goal: stops waiting when `wake` is set (the goal was
@@ -124,29 +136,38 @@ class IkBatchClient:
         Raises IkUnavailableError (no service, no answer within the timeout, another arm) or
         IkInterruptedError (`wake` was set while waiting).
         """
-        request = batch_request(points, seed, self._names, self._base_frame, self._plane_z)
+        request = batch_request(points, seed, self._names, self._base_frame)
         deadline = time.monotonic() + self._timeout_s
         while not self._client.service_is_ready():
             if wake.wait(timeout=min(POLL_S, max(0.0, deadline - time.monotonic()))):
                 raise IkInterruptedError()
             if time.monotonic() >= deadline:
                 raise self._unavailable("was not found")
-        answered = threading.Event()
-        future = self._client.call_async(request)
-        future.add_done_callback(lambda _f: answered.set())
-        while not answered.is_set():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self._client.remove_pending_request(future)
-                raise self._unavailable("did not answer")
-            answered.wait(timeout=min(POLL_S, remaining))
-            if wake.is_set() and not answered.is_set():
-                self._client.remove_pending_request(future)
-                raise IkInterruptedError()
-        response = future.result()
+        resend_s = max(self._resend_s, len(points) * RESEND_S_PER_TARGET)
+        response = call_idempotent(
+            self._client,
+            request,
+            max(0.0, deadline - time.monotonic()),
+            lambda future, seconds: self._wait(future, seconds, wake),
+            resend_s,
+        )
         if response is None:
             raise self._unavailable("did not answer")
         return batch_answers(response, self._names, len(points))
+
+    def _wait(self, future: Any, seconds: float, wake: threading.Event) -> bool:
+        """Whether `future` is answered within `seconds`; IkInterruptedError (the request
+        withdrawn) as soon as `wake` is set."""
+        answered = threading.Event()
+        future.add_done_callback(lambda _f: answered.set())
+        until = time.monotonic() + seconds
+        while not answered.wait(timeout=min(POLL_S, max(0.0, until - time.monotonic()))):
+            if wake.is_set():
+                self._client.remove_pending_request(future)
+                raise IkInterruptedError()
+            if time.monotonic() >= until:
+                return False
+        return True
 
     def _unavailable(self, problem: str) -> IkUnavailableError:
         return IkUnavailableError(

@@ -27,6 +27,7 @@ from arm_kinematics.kinematics import (
     polyline_paths,
     polyline_step_counts,
 )
+from arm_kinematics.nodes.refusals import Refusal
 from arm_kinematics.nodes.trajectory.goals import GoalRun, Move, Outcome, Result
 from arm_kinematics.nodes.trajectory.ik_batch import IkInterruptedError, IkUnavailableError
 from arm_kinematics_interfaces.action import MoveArm
@@ -62,7 +63,8 @@ def plan_move(
     run: GoalRun,
 ) -> PlannedMove | Outcome:
     """Plan `move` from the joints `start` (radians); an Outcome when the goal ends here
-    (refused, infeasible, IK unavailable, or `run` stopped meanwhile)."""
+    (infeasible, IK unavailable, or `run` stopped meanwhile). A Refusal when the path is too
+    big to plan (before any IK)."""
     try:
         if move.mode == MoveArm.Goal.LINEAR:
             return _plan_linear(arm, config, move, start, solve)
@@ -75,10 +77,10 @@ def plan_move(
         return outcome
 
 
-def start_pose(arm: PlanarArm, start: tuple[float, ...], use_heading: bool) -> tuple[float, ...]:
+def start_pose(arm: PlanarArm, start: tuple[float, ...], with_heading: bool) -> tuple[float, ...]:
     """The tool pose at the joints `start`: (x, y), or (x, y, heading) when the path has one."""
     x0, y0, h0 = arm.forward(start)
-    return (x0, y0, h0) if use_heading else (x0, y0)
+    return (x0, y0, h0) if with_heading else (x0, y0)
 
 
 def path_points(
@@ -107,19 +109,20 @@ def plan_path(
     speed: float,
     max_joint_step: float,
     solve: SolvePoints,
-) -> PolylinePlan | str:
+) -> PolylinePlan:
     """Plan the tool path from the joints `start` (rad) through `waypoints` ((x, y) or (x, y,
     heading) in the base frame, m and rad) with the MoveArm LINEAR rules: points at most
     `max_step` m apart, `speed` m/s slowed by the joint velocity limits, a joint step above
-    `max_joint_step` rad a jump, setpoints at the command rate. The reason it is refused when
-    it would need more than MAX_PLAN_POINTS points or MAX_SETPOINTS setpoints (before any IK).
+    `max_joint_step` rad a jump, setpoints at the command rate. A Refusal, before any IK, when
+    it would need more than MAX_PLAN_POINTS points, MAX_SETPOINTS setpoints, or more IK
+    solutions in one segment than one solve_ik_batch request may hold.
     """
     period = 1.0 / config.trajectory.command_rate_hz
     pose = start_pose(arm, start, len(waypoints[0]) == 3)
     step_counts = polyline_step_counts(arm, pose, waypoints, max_step, speed, period)
     count = sum(step_counts)
     if count > MAX_PLAN_POINTS:
-        return (
+        raise Refusal(
             f"the path needs {count} points (at most max_step {max_step:g} m apart, and one "
             f"at each setpoint at {speed:g} m/s); the most is {MAX_PLAN_POINTS}: use a larger "
             "max_step, a higher speed or fewer waypoints"
@@ -132,13 +135,13 @@ def plan_path(
     limit = config.max_batch_targets
     for index, steps in enumerate(step_counts):
         if steps > limit:
-            return (
+            raise Refusal(
                 f"segment {index} needs {steps} IK solutions (its points, a setpoint on each "
                 f"or every few) in one solve_ik_batch request; ik.max_batch_targets allows "
                 f"{limit}: use a larger max_step, a higher speed or more waypoints"
             )
     if expected_setpoints > MAX_SETPOINTS:
-        return (
+        raise Refusal(
             f"at {speed:g} m/s the move would take {expected_setpoints * period:.0f} s "
             f"({expected_setpoints:.0f} setpoints, the most is {MAX_SETPOINTS}): use a higher "
             "speed"
@@ -172,8 +175,6 @@ def _plan_linear(
         max_joint_step=config.trajectory.max_joint_step,
         solve=solve,
     )
-    if isinstance(plan, str):
-        return Outcome(Result.INVALID_GOAL, plan)
     if plan.setpoints is not None:
         return PlannedMove(plan.setpoints, plan.total_steps)
     assert plan.failed_step is not None

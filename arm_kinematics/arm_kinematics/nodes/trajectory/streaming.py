@@ -136,7 +136,6 @@ class SetpointStream:
     ) -> tuple[Outcome, int]:
         """`run`'s streaming: its outcome and the number of setpoints sent."""
         period = self.settings.period
-        watchdog = self.settings.watchdog_s
         publish_times = run.timing.publish_times
         count = len(setpoints)
         joints = setpoints.joints.tolist()
@@ -152,17 +151,9 @@ class SetpointStream:
                 # More than a period late (a loaded machine): shift the schedule rather than
                 # bursting the missed setpoints, which would command joints beyond their limits.
                 started -= delay
-            stopped = run.stopped(last)
-            if stopped is not None:
-                return stopped, k
-            if self._monitor.age() > watchdog:
-                fault = Outcome(
-                    Result.HARDWARE_FAULT,
-                    f"joint_states stopped for {watchdog:g} s during the move: streaming "
-                    "stopped at the last commanded point",
-                    final=last,
-                )
-                return fault, k
+            interrupted = self._interrupted(run, last)
+            if interrupted is not None:
+                return interrupted, k
             sent = self._publish(joints[k])
             publish_times.append(time.monotonic())
             if k == 0:
@@ -174,25 +165,47 @@ class SetpointStream:
             if now >= next_feedback_at or k == count - 1:
                 next_feedback_at = now + FEEDBACK_PERIOD_S
                 self._feedback(run, k + 1, count, last, sent)
+        return self._arrival(run, last, count, started), count
+
+    def _interrupted(self, run: GoalRun, last: tuple[float, ...]) -> Outcome | None:
+        """The outcome that ends a stream before its next setpoint (stopped, or joint_states
+        silent for the watchdog's time), else None; the arm stays at `last`."""
+        stopped = run.stopped(last)
+        if stopped is not None:
+            return stopped
+        watchdog = self.settings.watchdog_s
+        if self._monitor.age() > watchdog:
+            return Outcome(
+                Result.HARDWARE_FAULT,
+                f"joint_states stopped for {watchdog:g} s during the move: streaming "
+                "stopped at the last commanded point",
+                final=last,
+            )
+        return None
+
+    def _arrival(
+        self, run: GoalRun, last: tuple[float, ...], count: int, started: float
+    ) -> Outcome:
+        """After the last of `count` setpoints (`last`, rad): SUCCEEDED once joint_states
+        are there, else how it ended (stopped meanwhile, or the arm never came)."""
+        watchdog = self.settings.watchdog_s
         if not self._monitor.wait_near(last, self.settings.goal_tolerance, watchdog, run.wake):
             stopped = run.stopped(last)
             if stopped is not None:
-                return stopped, count
+                return stopped
             state = self._monitor.latest()
             measured = "none" if state is None else format_joints(state)
-            fault = Outcome(
+            return Outcome(
                 Result.HARDWARE_FAULT,
                 f"the arm did not reach the last setpoint {format_joints(last)} within "
                 f"{watchdog:g} s (joint_states: {measured}): is the hardware node refusing "
                 "commands?",
                 final=last,
             )
-            return fault, count
         tip_x, tip_y, tip_heading = self._forward(last)
-        reached = Outcome(
+        return Outcome(
             Result.SUCCEEDED,
             f"reached ({tip_x:.4f}, {tip_y:.4f}) heading {math.degrees(tip_heading):.2f} deg "
             f"in {count} setpoints ({time.monotonic() - started:.2f} s)",
             final=last,
         )
-        return reached, count

@@ -20,13 +20,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
+from arm_kinematics.kinematics import IkResult
 from arm_kinematics.kinematics.workspace import ReachableRegion, Rectangle
+from arm_kinematics.nodes.messages import position_values, solve_ik_status_name
+from arm_kinematics_interfaces.srv import SolveIK
 
 GREEN = ColorRGBA(r=0.1, g=0.8, b=0.2, a=1.0)
 YELLOW = ColorRGBA(r=0.95, g=0.8, b=0.1, a=1.0)
@@ -43,6 +47,38 @@ RING_SEGMENTS = 120
 DISC_THICKNESS_M = 0.001
 REGION_DECIMALS = 6
 """Region corners are rounded to micrometres: far below a cell, and short in JSON."""
+
+
+@dataclass(frozen=True)
+class MarkerRequest:
+    """What the marker timer draws of the last solve_ik request: its target (x, y, z, m, in
+    `target_frame_id`; None when not finite), its status name and the joints (rad) of the
+    solution and the other elbow (None when there is none)."""
+
+    target: tuple[float, float, float] | None
+    target_frame_id: str
+    status_name: str
+    solution: tuple[float, ...] | None
+    alternative: tuple[float, ...] | None
+
+    @classmethod
+    def of(
+        cls,
+        request: SolveIK.Request,
+        response: SolveIK.Response,
+        result: IkResult | None,
+        base_frame: str,
+    ) -> MarkerRequest:
+        """The markers of a request, its answer and the core's result (None when refused)."""
+        position = position_values(request.target.pose)
+        solved = result is not None and result.ok
+        return cls(
+            target=position if all(math.isfinite(v) for v in position) else None,
+            target_frame_id=request.target.header.frame_id or base_frame,
+            status_name=solve_ik_status_name(response.status),
+            solution=result.joints if solved else None,
+            alternative=result.alternative if solved else None,
+        )
 
 
 def status_colour(status_name: str) -> ColorRGBA:
