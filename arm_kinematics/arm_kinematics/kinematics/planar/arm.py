@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..angles import wrap_angle
 from ..types import Branch, IkResult, IkStatus, branch_of
@@ -67,17 +67,6 @@ NEAR_COINCIDENT = 1e-7
 """|sin(joint 2)| below which a heading cannot tell the two elbows apart."""
 
 Joints = tuple[float, ...]
-
-
-class Elbows(NamedTuple):
-    """Both elbow solutions (rad; None where one is ruled out), |sin(joint 2)|, whether they
-    are one configuration (full stretch or fold), and the words for a single feasible one."""
-
-    up: Joints | None
-    down: Joints | None
-    sin_elbow: float
-    coincident: bool
-    only_reason: str
 
 
 class PlanarArm(PlanarChain):
@@ -145,27 +134,10 @@ class PlanarArm(PlanarChain):
         return self._solve(x, y, heading, branch, current)
 
     def _solve(self, x: Any, y: Any, heading: Any, branch: Any, current: Joints | None) -> IkResult:
-        """`solve` with `current` checked (None or n finite floats, rad), from step 1 on. Each
-        step returns what the next needs, or the IkResult that ends the solve there."""
-        checked = self._checked_target(x, y, heading, branch)  # 1. INVALID_INPUT
-        if isinstance(checked, IkResult):
-            return checked
-        x, y, heading, branch = checked
-        if self.n_joints == 3 and heading is None:
-            return self._solve_free_heading(x, y, branch, current)
-        elbows = self._elbows(x, y, heading)  # 2. TOO_FAR / TOO_CLOSE (3R: and 3.)
-        if isinstance(elbows, IkResult):
-            return elbows
-        if heading is not None and self.n_joints == 2:
-            elbows = self._heading_elbows(x, y, heading, branch, elbows)  # 3.
-            if isinstance(elbows, IkResult):
-                return elbows
-        return self._choose(branch, current, elbows)  # 4. JOINT_LIMIT, 5. SINGULAR, 6. OK
-
-    def _checked_target(
-        self, x: Any, y: Any, heading: Any, branch: Any
-    ) -> tuple[float, float, float | None, Branch] | IkResult:
-        """Step 1: the target (m), heading (rad) and branch as numbers and a Branch."""
+        """`solve` with `current` checked (None or n finite floats, rad), from step 1 on: the
+        checks and the closed form here, the heading of a 2R arm in `_heading_elbows`, the
+        limits and the branch rule in `_choose`."""
+        # 1. INVALID_INPUT.
         x, y = as_number(x), as_number(y)
         if x is None or y is None:
             return _invalid("target x and y must be numbers (m)")
@@ -183,34 +155,50 @@ class PlanarArm(PlanarChain):
             heading = as_number(heading)
             if heading is None or not math.isfinite(heading):
                 return _invalid("heading must be a finite number (rad)")
-        if self.n_joints > 3:
-            return _invalid(f"closed-form IK covers 2 and 3 joints; this arm has {self.n_joints}")
-        return x, y, heading, branch
+        n = self.n_joints
+        if n > 3:
+            return _invalid(f"closed-form IK covers 2 and 3 joints; this arm has {n}")
+        if n == 3 and heading is None:
+            return self._solve_free_heading(x, y, branch, current)
 
-    def _elbows(self, x: float, y: float, heading: float | None) -> Elbows | IkResult:
-        """Step 2: both elbows of the closed form, limits not applied yet.
-
-        The closed form fails when the target (2R) or the wrist point (3R) is off links 1-2's
-        ring, which it always is when the tip is off its own ring (by the triangle inequality,
-        with the same edge_tolerance): the radius is checked only then.
-        """
-        l1, l2 = self.link_lengths[:2]
-        if self.n_joints == 2:
+        # 2. TOO_FAR / TOO_CLOSE, then the closed form: both elbows, limits not applied yet.
+        # The closed form fails when the target (2R) or the wrist point (3R) is off links
+        # 1-2's ring, which it always is when the tip is off its own ring (by the triangle
+        # inequality, with the same edge_tolerance): the radius is checked only then.
+        if n == 2:
+            l1, l2 = self.link_lengths
             elbows = two_link_ik(l1, l2, x, y, self.edge_tolerance)
             if elbows is None:
                 return _ring_failure(x, y, math.sqrt(x * x + y * y), self.ring_12)
         else:
-            assert heading is not None
             elbows = three_link_ik(self.link_lengths, x, y, heading, self.edge_tolerance)
             if elbows is None:
                 return self._wrist_failure(x, y, heading)
         up, down, sin_elbow = elbows
-        return Elbows(up, down, sin_elbow, sin_elbow == 0.0, " (the only branch within limits)")
+        coincident = sin_elbow == 0.0
+        only_reason = " (the only branch within limits)"
+
+        # 3. ORIENTATION_UNREACHABLE (2R with a heading).
+        if heading is not None and n == 2:
+            matched = self._heading_elbows(x, y, heading, branch, up, down, sin_elbow)
+            if isinstance(matched, IkResult):
+                return matched
+            up, down, coincident = matched
+            only_reason = " (the only branch with that heading)"
+        return self._choose(branch, current, up, down, sin_elbow, coincident, only_reason)
 
     def _heading_elbows(
-        self, x: float, y: float, heading: float, branch: Branch, elbows: Elbows
-    ) -> Elbows | IkResult:
-        """Step 3, 2R: the elbow that has the requested heading, or ORIENTATION_UNREACHABLE.
+        self,
+        x: float,
+        y: float,
+        heading: float,
+        branch: Branch,
+        up: Joints,
+        down: Joints,
+        sin_elbow: float,
+    ) -> tuple[Joints | None, Joints | None, bool] | IkResult:
+        """Step 3, 2R: (elbow up, elbow down, coincident) keeping the elbow that has the
+        requested heading (None for the other), or ORIENTATION_UNREACHABLE.
 
         The elbow follows from the heading (well conditioned even at full stretch, where a
         heading computed from the position is only good to 1e-8 rad).
@@ -220,32 +208,32 @@ class PlanarArm(PlanarChain):
         r = math.sqrt(x * x + y * y)
         inner, outer = self.ring_12
         outside = max(0.0, r - outer, inner - r)
-        up, down = elbows.up, elbows.down
         if abs(math.hypot(elbow_x, elbow_y) - l1) > HEADING_MATCH_TOLERANCE + outside:
             text = heading_mismatch_text(x, y, heading, up, down)
             return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
         shoulder = math.atan2(elbow_y, elbow_x)
         matched = (shoulder, wrap_angle(heading - shoulder))
-        coincident = elbows.sin_elbow < NEAR_COINCIDENT
-        if coincident:
-            new_up, new_down = matched, matched
-        elif matched[1] < 0.0:
-            new_up, new_down = matched, None
-        else:
-            new_up, new_down = None, matched
-        if branch is Branch.ELBOW_UP and new_up is None:
+        if sin_elbow < NEAR_COINCIDENT:
+            return matched, matched, True
+        if matched[1] < 0.0:
+            if branch is Branch.ELBOW_DOWN:
+                text = wrong_elbow_heading_text(x, y, heading, down, "elbow down", "elbow up")
+                return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
+            return matched, None, sin_elbow == 0.0
+        if branch is Branch.ELBOW_UP:
             text = wrong_elbow_heading_text(x, y, heading, up, "elbow up", "elbow down")
             return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
-        if branch is Branch.ELBOW_DOWN and new_down is None:
-            text = wrong_elbow_heading_text(x, y, heading, down, "elbow down", "elbow up")
-            return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
-        only = " (the only branch with that heading)"
-        return Elbows(new_up, new_down, elbows.sin_elbow, coincident or elbows.coincident, only)
+        return None, matched, sin_elbow == 0.0
 
-    def _choose(self, branch: Branch, current: Joints | None, elbows: Elbows) -> IkResult:
-        """Steps 4-6: each elbow within the limits (moved by k * 2 pi where that can help),
-        the branch rule (else JOINT_LIMIT), then SINGULAR or OK."""
-        up, down = elbows.up, elbows.down
+    def _within_limits(
+        self,
+        current: Joints | None,
+        up: Joints | None,
+        down: Joints | None,
+        coincident: bool,
+    ) -> tuple[Joints | None, float, Joints | None, float]:
+        """Step 4: each elbow moved by k * 2 pi into the limits where that can help, and its
+        limit margin; (up, its margin, down, its margin), None for an elbow outside them."""
         if self.shifts_can_fit:
             reference = current if current is not None else (0.0,) * self.n_joints
             up_fit = None if up is None else self.fit_into_limits(up, reference)
@@ -258,25 +246,48 @@ class PlanarArm(PlanarChain):
             up_fit = None
         if down_margin < -LIMIT_TOLERANCE:
             down_fit = None
-        if elbows.coincident and up_fit is not None:
+        if coincident and up_fit is not None:
             down_fit = None  # one configuration: do not offer it twice
+        return up_fit, up_margin, down_fit, down_margin
+
+    def _choose(
+        self,
+        branch: Branch,
+        current: Joints | None,
+        up: Joints | None,
+        down: Joints | None,
+        sin_elbow: float,
+        coincident: bool,
+        only_reason: str,
+    ) -> IkResult:
+        """Steps 4-6: the branch rule among the elbows within the limits (`_within_limits`;
+        else JOINT_LIMIT), then SINGULAR or OK."""
+        up_fit, up_margin, down_fit, down_margin = self._within_limits(
+            current, up, down, coincident
+        )
         choice = choose_branch(
-            branch, up_fit, up_margin, down_fit, down_margin, elbows.coincident, current,
-            self.joint_kinds, elbows.only_reason,
+            branch, up_fit, up_margin, down_fit, down_margin, coincident, current,
+            self.joint_kinds, only_reason,
         )  # fmt: skip
         if choice is None:
             return self._limit_failure(branch, up, down, up_fit, down_fit)
         chosen, other, reason = choice
-        sin_elbow = elbows.sin_elbow
         if self.n_joints == 2:
             manipulability = self.link_lengths[0] * self.link_lengths[1] * sin_elbow
         else:
             manipulability = three_link_manipulability(self.link_lengths, chosen)
-        message = solved_text(chosen, elbows.coincident, reason)
+        message = solved_text(chosen, coincident, reason)
         if sin_elbow < self.singularity_margin:
             message = singular_text(message, sin_elbow, self.singularity_margin)
             return IkResult(IkStatus.SINGULAR, chosen, message, other, manipulability)
         return IkResult(IkStatus.OK, chosen, message, other, manipulability)
+
+    def solve_checked(
+        self, x: float, y: float, heading: float | None, branch: Branch, current: Joints | None
+    ) -> IkResult:
+        """`solve` for a caller that has checked its inputs already (the spatial solve):
+        `current` None or n finite floats (rad); the rest is checked as `solve` checks it."""
+        return self._solve(x, y, heading, branch, current)
 
     def _checked_current(self, current: Any) -> Joints | IkResult:
         """`current` as n finite floats (rad), or its INVALID_INPUT."""
@@ -361,20 +372,22 @@ class PlanarArm(PlanarChain):
             if result.status is not IkStatus.JOINT_LIMIT:
                 return _with_heading_note(result, away, "pointing away from the base")
 
-            def cost(result: IkResult, h: float) -> float:
+            def cost(joints: Joints, h: float) -> float:
                 return abs(h - phi)
 
             rule, held = "nearest feasible", None
         else:
 
-            def cost(result: IkResult, h: float) -> float:
-                return joint_distance(result.joints, current, self.joint_kinds)
+            def cost(joints: Joints, h: float) -> float:
+                return joint_distance(joints, current, self.joint_kinds)
 
             rule, held = "least motion from current", math.fsum(current)
 
-        def evaluate(h: float) -> tuple[float, IkResult | None]:
-            result = self._solve(x, y, wrap_angle(h), branch, current)
-            return (cost(result, h), result) if result.ok else (math.inf, None)
+        def evaluate(h: float) -> tuple[float, float | None]:
+            # What `_solve` would choose at heading h, without building its answer: the
+            # search tries a hundred headings, and only the best one's answer is wanted.
+            joints = self._chosen_at_heading(x, y, wrap_angle(h), branch, current)
+            return (math.inf, None) if joints is None else (cost(joints, h), h)
 
         best = search_heading(intervals, evaluate, held)
         if best is None:
@@ -384,8 +397,27 @@ class PlanarArm(PlanarChain):
             best = search_heading(windows, evaluate, held) if windows else None
         if best is None:
             return IkResult(IkStatus.JOINT_LIMIT, None, no_heading_text(x, y, branch))
-        result, h = best
-        return _with_heading_note(result, h, rule)
+        _, h = best
+        return _with_heading_note(self._solve(x, y, wrap_angle(h), branch, current), h, rule)
+
+    def _chosen_at_heading(
+        self, x: float, y: float, heading: float, branch: Branch, current: Joints | None
+    ) -> Joints | None:
+        """The joints `_solve` would answer for (x, y) with `heading` on a 3R arm (steps 2 and
+        4, the same calls), or None when it would refuse."""
+        elbows = three_link_ik(self.link_lengths, x, y, heading, self.edge_tolerance)
+        if elbows is None:
+            return None
+        up, down, sin_elbow = elbows
+        coincident = sin_elbow == 0.0
+        up_fit, up_margin, down_fit, down_margin = self._within_limits(
+            current, up, down, coincident
+        )
+        choice = choose_branch(
+            branch, up_fit, up_margin, down_fit, down_margin, coincident, current,
+            self.joint_kinds,
+        )  # fmt: skip
+        return None if choice is None else choice[0]
 
     def _heading_margin(self, x: float, y: float, heading: float) -> float:
         """The limit margin (rad) of the better elbow that puts the tip at (x, y) with

@@ -33,8 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -59,8 +58,7 @@ _ORDER = (
 Joints = tuple[float, ...]
 
 
-@dataclass(frozen=True)
-class Side:
+class Side(NamedTuple):
     """One way to face the target: the yaw (rad, within its limits) and whether the chain
     reaches over the back (then `planar_x` is measured in the mirrored plane)."""
 
@@ -75,8 +73,7 @@ class Side:
         return math.pi if self.back else 0.0
 
 
-@dataclass(frozen=True)
-class Attempt:
+class Attempt(NamedTuple):
     """A side and what the planar solve (and the roll) answered there: joints in joint order."""
 
     side: Side
@@ -221,12 +218,38 @@ class SpatialArm(SpatialChain):
             sides = [s for s in sides if _same_angle(roll, s.tool_roll)]
             if not sides:
                 return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, explain.no_roll_text(roll))
-        attempts = [self._attempt(side, z, pitch, roll, branch, current) for side in sides]
+        attempts = self._attempts(sides, z, pitch, roll, branch, current)
         solved = [a for a in attempts if a.result.ok]
         if not solved:
             return _nearest_failure(attempts, refused)
         chosen = self._choose(solved, branch, current)
         return self._finish(chosen, x, y, refused)
+
+    def _attempts(
+        self,
+        sides: list[Side],
+        z: float,
+        pitch: float | None,
+        roll: float | None,
+        branch: Branch,
+        current: Joints | None,
+    ) -> list[Attempt]:
+        """The sides solved in the order the rule prefers them, the second only when it could
+        still be chosen: without `current`, only when the first has no solution; with it (least
+        motion), only when the first moves the joints more than the second's yaw alone would."""
+        if len(sides) == 1 or branch is Branch.MAX_LIMIT_MARGIN:
+            return [self._attempt(side, z, pitch, roll, branch, current) for side in sides]
+        if current is not None:
+            sides = sorted(sides, key=lambda s: abs(wrap_angle(s.yaw - current[0])))
+        first = self._attempt(sides[0], z, pitch, roll, branch, current)
+        if first.result.ok:
+            if current is None:
+                return [first]
+            kinds = self.joint_kinds
+            motion = joint_distance(first.result.joints, current, kinds)
+            if motion <= abs(wrap_angle(sides[1].yaw - current[0])):
+                return [first]  # the other side's yaw alone moves more
+        return [first, self._attempt(sides[1], z, pitch, roll, branch, current)]
 
     def _kept_yaw(self, current: Joints | None) -> float:
         """The yaw a target on the yaw axis keeps: `current`'s, else 0 (or the middle of the
@@ -342,7 +365,8 @@ class SpatialArm(SpatialChain):
         # The yaw column of the position Jacobian is rho long and normal to the plane, so the
         # determinant of J J^T is rho^2 times the vertical chain's.
         manipulability = rho * result.manipulability
-        pitch = self.forward(result.joints).pitch
+        frame_pitch = math.fsum(self.split(result.joints)[1])  # the last link above level
+        pitch = wrap_angle(math.pi - frame_pitch if chosen.side.back else frame_pitch)
         message = explain.side_text(result.message, chosen.side, refused, pitch)
         status = result.status
         near = self.singularity_margin * self.reach
@@ -411,6 +435,8 @@ def _fit_angle(angle: float, limits: tuple[float, float], near: float | None) ->
     """`angle` (rad) moved by k * 2 pi into `limits`, the shift nearest `near` (else the
     smallest), or None when no shift fits."""
     lo, hi = limits
+    if near is None and lo <= angle <= hi:
+        return angle  # the common case: as it is
     if lo == -math.inf and hi == math.inf:
         if near is None:
             return wrap_angle(angle)
@@ -423,13 +449,21 @@ def _fit_angle(angle: float, limits: tuple[float, float], near: float | None) ->
 
 
 def _checked_rotation(rotation: Any) -> np.ndarray | None:
+    """`rotation` as a 3x3 array when it is a rotation matrix (orthonormal to 1e-6, det +1)."""
     try:
         matrix = np.asarray(rotation, dtype=float)
     except (TypeError, ValueError):
         return None
-    if matrix.shape != (3, 3) or not np.all(np.isfinite(matrix)):
+    if matrix.shape != (3, 3) or not np.isfinite(matrix).all():
         return None
-    if not np.allclose(matrix @ matrix.T, np.eye(3), atol=1e-6) or np.linalg.det(matrix) < 0:
+    (a, b, c), (d, e, f), (g, h, i) = matrix.tolist()
+    rows = ((a, b, c), (d, e, f), (g, h, i))
+    for k, row in enumerate(rows):
+        for m in range(k, 3):
+            dot = sum(p * q for p, q in zip(row, rows[m], strict=True))
+            if abs(dot - (1.0 if k == m else 0.0)) > 1e-6:
+                return None
+    if a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) < 0.0:
         return None
     return matrix
 

@@ -60,7 +60,8 @@ def side_text(message: str, side: Side, refused: Sequence[tuple[str, float]], pi
         rule = _in_plane(match.group(1))
         return f"; tool pitch {degrees_text(pitch)} chosen ({rule})"
 
-    text = _HEADING_NOTE.sub(pitch_note, text)
+    if "; heading " in text:  # a 3-joint chain chose its heading
+        text = _HEADING_NOTE.sub(pitch_note, text)
     note = "".join(f"; {_refused_words(name, yaw)}" for name, yaw in refused)
     return f"{status}: {_SIDE_WORDS[side.name]} (yaw {degrees_text(side.yaw)}): {text}{note}"
 

@@ -72,10 +72,19 @@ def outward_angles(
     (-90.0, True, True)
     """
     psi = math.atan2(y, x) if math.hypot(x, y) > 0.0 else yaw_if_on_axis
-    m = rot_z(-psi) @ rotation  # = Ry(a) Rx(b) Rz(c) with a = -pitch
-    a = math.atan2(m[0, 2], m[2, 2])
-    b = math.asin(max(-1.0, min(1.0, -m[1, 2])))
-    c = math.atan2(m[1, 0], m[1, 1])
+    # m = Rz(-psi) @ rotation = Ry(a) Rx(b) Rz(c) with a = -pitch; only five of its entries
+    # are read, written out on floats (numpy's 3x3 products cost more than the rest here).
+    (r00, r01, r02), (r10, r11, r12), (_, _, r22) = np.asarray(rotation, dtype=float).tolist()
+    cos_psi, sin_psi = math.cos(psi), math.sin(psi)
+    m02 = cos_psi * r02 + sin_psi * r12
+    m10, m11, m12 = (
+        -sin_psi * r00 + cos_psi * r10,
+        -sin_psi * r01 + cos_psi * r11,
+        (-sin_psi * r02 + cos_psi * r12),
+    )
+    a = math.atan2(m02, r22)
+    b = math.asin(max(-1.0, min(1.0, -m12)))
+    c = math.atan2(m10, m11)
     other = (wrap_angle(a + math.pi), wrap_angle(math.pi - b), wrap_angle(c + math.pi))
     if abs(other[2]) < abs(c):
         a, b, c = other
