@@ -21,7 +21,14 @@ from pip_only import require_servo_libraries
 from rcl_interfaces.msg import Log
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_helpers import RosGraph, ros_graph, wait_for
+from ros_helpers import (
+    RosGraph,
+    installed_executable,
+    ros_graph,
+    start_node_process,
+    stop_process,
+    wait_for,
+)
 from sensor_msgs.msg import JointState
 
 from arm_kinematics.config import ArmConfig, default_config_path, load_parameters_file
@@ -331,3 +338,29 @@ def test_max_effort_is_accepted_and_said_not_to_apply(graph: RosGraph) -> None:
     line = wait_for(lambda: probe.logged("gripper goal: 0.349"), what="the goal's log line")[0]
     assert "max_effort 5 not applied (no effort control)" in line
     assert probe.logged("max_effort is accepted but not applied")  # said at start-up too
+
+
+# --- the installed executable on each shipped file -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["arm_desk_kit.yaml", "arm_mearm.yaml", "arm_openmanipulator_x.yaml"]
+)
+def test_hardware_node_runs_each_shipped_spatial_file_on_sim(graph: RosGraph, name: str) -> None:
+    path = default_config_path(name)
+    config = ArmConfig.from_file(path)
+    process = start_node_process(
+        installed_executable("hardware_node"), "--ros-args", "--params-file", str(path)
+    )
+    try:
+        probe = Probe(graph)
+        assert list(probe.states[-1].name) == [j.name for j in config.driven_joints]
+        home = [j.home for j in config.driven_joints]
+        assert list(probe.states[-1].position) == pytest.approx(home, abs=1e-12)
+        answer = probe.result(probe.send_gripper(config.gripper.closed_position))
+        assert answer.status == GoalStatus.STATUS_SUCCEEDED
+    finally:
+        code, output = stop_process(process)
+    assert code == 0, output
+    assert "backend sim" in output
+    assert "Traceback" not in output
