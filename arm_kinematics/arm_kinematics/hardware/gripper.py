@@ -38,8 +38,8 @@ def check_goal_position(gripper: GripperConfig, position: float) -> float | str:
     >>> kit = ArmConfig.from_file(default_config_path("arm_desk_kit.yaml")).gripper
     >>> check_goal_position(kit, 0.03)
     0.03
-    >>> check_goal_position(kit, 0.08)
-    'position 0.08 is outside the gripper's range [0, 0.055] m between the fingers (closed 0, open 0.055)'
+    >>> print(check_goal_position(kit, 0.08))
+    position 0.08 is outside the gripper's range [0, 0.055] m between the fingers (closed 0, open 0.055)
     """  # noqa: E501
     low, high = gripper.position_limits
     slack = POSITION_TOLERANCE * (high - low)
