@@ -364,3 +364,29 @@ def test_hardware_node_runs_each_shipped_spatial_file_on_sim(graph: RosGraph, na
     assert code == 0, output
     assert "backend sim" in output
     assert "Traceback" not in output
+
+
+def test_the_spatial_and_gripper_parameters_are_declared_read_only(graph: RosGraph) -> None:
+    node = start_node(graph, MEARM_PATH)
+    expected = {
+        "layout": "spatial",
+        "spatial.shoulder_height_m": 0.055,
+        "spatial.wrist_roll": False,
+        "spatial.link_angle_offsets_deg": [0.0, 0.0],
+        "gripper.joint": "claw",
+        "gripper.position_unit": "angle_rad",
+        "gripper.open_deg": 60.0,
+        "joints.elbow.servo.linkage": "parallelogram",
+        "joints.claw.servo.channel": 3,
+    }
+    for name, value in expected.items():
+        assert node.get_parameter(name).value == value, name
+        descriptor = node.describe_parameter(name)
+        assert descriptor.read_only, name
+        assert descriptor.description, name
+    # A spatial arm declares no plane (the file has none), a planar one no spatial keys.
+    assert not node.has_parameter("plane_z_m") or node.get_parameter("plane_z_m").value is None
+    planar = graph.add(HardwareNode(context=graph.context, namespace="planar"))
+    assert planar.get_parameter("layout").value == "planar"
+    assert not planar.has_parameter("spatial.shoulder_height_m")
+    assert planar.get_parameter("gripper.joint").value == ""
