@@ -21,7 +21,7 @@ setup(
     zip_safe=True,
     maintainer="arm_kinematics developers",
     maintainer_email="arm-kinematics@example.org",
-    description="Kinematics, IK, straight-line moves and servo driving for a planar servo arm.",
+    description="Kinematics, IK, straight-line moves and servo driving for hobby-servo arms.",
     license="Apache-2.0",
     tests_require=["pytest"],
     entry_points={
@@ -33,6 +33,7 @@ setup(
             "web_bridge = arm_kinematics.nodes.entry:web_bridge",
             "ik_client = arm_kinematics.cli.ik_client:main",
             "move_arm = arm_kinematics.cli.move_arm:main",
+            "gripper = arm_kinematics.cli.gripper:main",
             "kinematics_tour = arm_kinematics.cli.tour:main",
             "arm_description = arm_kinematics.cli.description:main",
         ],

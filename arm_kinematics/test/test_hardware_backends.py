@@ -13,7 +13,7 @@ import pytest
 from fake_i2c import FakeI2C, calibrated_pulse_us
 from pip_only import require_servo_libraries
 
-from arm_kinematics.config import ArmConfig
+from arm_kinematics.config import ArmConfig, default_config_path
 from arm_kinematics.hardware import (
     BackendUnavailableError,
     ServoKitBackend,
@@ -166,3 +166,25 @@ def test_sim_backend_keeps_the_last_angle_and_refuses_what_a_servo_would(config:
     assert sim.angles[1] == 0.0
     sim.release(0)
     assert sim.angles == {0: None, 1: 0.0}
+
+
+def test_sim_obstacle_stops_the_servo_and_reports_where_it_stopped(config: ArmConfig) -> None:
+    servo = config.joints[0].servo
+    backend = SimBackend([servo])
+    backend.write(servo.channel, 110.0)
+    assert backend.measured_deg(servo.channel) is None  # ideal servo: no feedback to give
+    backend.block(servo.channel, 80.0)  # an object at 80 deg, the servo above it
+    assert backend.measured_deg(servo.channel) == 110.0
+    backend.write(servo.channel, 60.0)  # closing onto the object: stops on it
+    assert backend.measured_deg(servo.channel) == 80.0
+    backend.write(servo.channel, 95.0)  # opening again: free
+    assert backend.measured_deg(servo.channel) == 95.0
+    backend.unblock(servo.channel)
+    backend.write(servo.channel, 60.0)
+    assert backend.measured_deg(servo.channel) is None
+    assert backend.angles[servo.channel] == 60.0
+
+
+def test_every_driven_servo_gets_a_backend_channel() -> None:
+    kit = ArmConfig.from_file(default_config_path("arm_desk_kit.yaml"))
+    assert make_backend(kit).channels == (0, 1, 2, 3, 4, 5)  # the gripper's included

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import replace
 
@@ -9,8 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arm_kinematics.config import ArmConfig
-from arm_kinematics.hardware import InvalidCommandError, JointServo, ServoMap, slew_toward
+from arm_kinematics.config import ArmConfig, default_config_path
+from arm_kinematics.hardware import (
+    InvalidCommandError,
+    JointServo,
+    ServoMap,
+    ramp_toward,
+    slew_toward,
+)
 from arm_kinematics.hardware.mapping import LIMIT_TOLERANCE_RAD
 
 DEG = math.radians(1.0)
@@ -106,3 +113,119 @@ def test_repeated_slew_steps_reach_the_target_exactly_at_the_speed_limit(
     # Full-speed steps until the last, shorter one: as fast as the limit allows, never faster.
     assert all(move == pytest.approx(step, rel=1e-9) for move in moves[:-1])
     assert not moves or moves[-1] <= step * (1 + 1e-12)
+
+
+# --- parallelogram servos, the gripper's joint, the ramp ---------------------------------------
+
+MEARM = ArmConfig.from_file(default_config_path("arm_mearm.yaml"))
+KIT = ArmConfig.from_file(default_config_path("arm_desk_kit.yaml"))
+
+
+@pytest.fixture(scope="module")
+def mearm() -> ServoMap:
+    return ServoMap.from_config(MEARM)
+
+
+def test_parallelogram_servo_sets_the_link_angle_hand_worked(mearm: ServoMap) -> None:
+    # arm_mearm.yaml: base offset 90 (+1), shoulder offset 160 (-1), elbow parallelogram offset
+    # 90 (+1), claw offset 30 (+1). Shoulder 30 deg, elbow -50 deg: the forearm at -20 deg.
+    q = [0.0, 30 * DEG, -50 * DEG, 10 * DEG]
+    assert mearm.servo_angles(q) == pytest.approx((90.0, 160.0 - 30.0, 90.0 + (30 - 50), 40.0))
+    # The same elbow joint angle with the shoulder at 80: the forearm at +30, servo 120.
+    assert mearm.servo_angles([0.0, 80 * DEG, -50 * DEG, 0.0])[2] == pytest.approx(120.0)
+    # The elbow servo stays put while shoulder and elbow turn by opposite amounts (the rod keeps
+    # the forearm's angle).
+    assert mearm.servo_angles([0.0, 100 * DEG, -100 * DEG, 0.0])[2] == pytest.approx(90.0)
+    assert mearm.set_angles(q)[2] == pytest.approx(-20 * DEG)
+
+
+def test_joint_positions_invert_the_servo_angles(mearm: ServoMap) -> None:
+    q = (0.2, 70 * DEG, -95 * DEG, 25 * DEG)
+    servo = mearm.servo_angles(q)
+    measured = dict(enumerate(servo))  # every servo reports: the joints come back
+    assert mearm.joint_positions(q, measured) == pytest.approx(q, abs=1e-12)
+    assert mearm.joint_positions(q, {}) == q  # no feedback: exactly the commanded joints
+    # Only the shoulder reports, held back at 60 deg (servo 100): the forearm keeps its
+    # commanded angle (-25 deg), so the elbow is at -25 - 60 = -85 deg.
+    held = mearm.joint_positions(q, {1: 100.0})
+    assert [math.degrees(v) for v in held] == pytest.approx([math.degrees(0.2), 60, -85, 25])
+    # The claw reports alone: nothing else changes.
+    assert mearm.joint_positions(q, {3: 40.0})[:3] == q[:3]
+    assert mearm.joint_positions(q, {3: 40.0})[3] == pytest.approx(10 * DEG)
+
+
+def test_parallelogram_travel_is_checked_on_the_link_angle(mearm: ServoMap) -> None:
+    names = ["base", "shoulder", "elbow"]
+    # Forearm at 90 - 20 = 70 deg: servo 160, past 135, though both joints are within limits.
+    with pytest.raises(InvalidCommandError) as caught:
+        mearm.command(names, [0.0, 90 * DEG, -20 * DEG], current=(*MEARM.home, 0.0))
+    assert str(caught.value) == (
+        "joint 'elbow' = -0.349066 rad (-20 deg) puts its link at 70 deg (shoulder + elbow), "
+        "which maps to servo angle 160 deg on channel 2, outside the servo's travel [30, 135] deg"
+    )
+    # Within the travel: accepted, the claw keeps its current angle.
+    accepted = mearm.command(names, [0.0, 90 * DEG, -60 * DEG], current=(0.0, 0.0, 0.0, 0.5))
+    assert accepted == pytest.approx((0.0, 90 * DEG, -60 * DEG, 0.5))
+
+
+def test_a_command_sets_the_arm_the_gripper_or_both(mearm: ServoMap) -> None:
+    current = (0.1, 90 * DEG, -90 * DEG, 60 * DEG)
+    arm = mearm.command(["elbow", "base", "shoulder"], [-80 * DEG, 0.3, 80 * DEG], current)
+    assert arm == pytest.approx((0.3, 80 * DEG, -80 * DEG, 60 * DEG))
+    claw = mearm.command(["claw"], [20 * DEG], current)
+    assert claw == pytest.approx((*current[:3], 20 * DEG))
+    both = mearm.command(["base", "shoulder", "elbow", "claw"], [0.0, 1.0, -1.0, 0.0], current)
+    assert both == pytest.approx((0.0, 1.0, -1.0, 0.0))
+    with pytest.raises(InvalidCommandError) as caught:
+        mearm.command(["shoulder", "claw"], [1.0, 0.0], current)
+    assert str(caught.value) == (
+        "joint 'base' is missing: a command must set every joint of the arm (base, shoulder, "
+        "elbow), with or without the gripper's (claw), or the gripper's alone, it sets "
+        "shoulder, claw"
+    )
+    with pytest.raises(InvalidCommandError, match=r"joint 'claw' = 1.22173 rad \(70 deg\) is out"):
+        mearm.command(["claw"], [70 * DEG], current)
+    # Without a current pose every driven joint must be given.
+    with pytest.raises(InvalidCommandError, match="joint 'claw' is missing"):
+        mearm.command(["base", "shoulder", "elbow"], [0.0, 1.0, -1.0])
+
+
+def test_the_gripper_servo_is_driven_on_its_own_channel() -> None:
+    servos = ServoMap.from_config(KIT)
+    assert servos.names[-1] == "gripper"
+    assert servos.channels == (0, 1, 2, 3, 4, 5)
+    # offset 40, sign +1: fully open (70 deg) is servo 110.
+    assert servos.servo_angles((*KIT.home, 70 * DEG))[-1] == pytest.approx(110.0)
+
+
+def test_ramp_is_a_straight_line_at_the_slowest_joints_pace() -> None:
+    position, target, steps = (0.0, 0.0, 0.5), (1.0, -0.25, 0.5), (0.1, 0.1, 0.1)
+    path = [position]
+    while path[-1] != target:
+        path.append(ramp_toward(path[-1], target, steps))
+    assert len(path) == 11  # the first joint needs 10 steps of 0.1; the others wait for it
+    for point in path:
+        # On the line: the second joint is always -1/4 of the first, the third never moves.
+        assert point[1] == pytest.approx(-0.25 * point[0])
+        assert point[2] == 0.5
+    for a, b in itertools.pairwise(path):
+        assert all(abs(q1 - q0) <= s * (1 + 2e-9) for q0, q1, s in zip(a, b, steps, strict=True))
+    assert path[-1] == target  # exactly
+
+
+@settings(deadline=None)
+@given(
+    start=st.lists(st.floats(-3.0, 3.0), min_size=3, max_size=3),
+    target=st.lists(st.floats(-3.0, 3.0), min_size=3, max_size=3),
+    steps=st.lists(st.floats(1e-3, 1.0), min_size=3, max_size=3),
+)
+def test_ramp_steps_stay_on_the_line_within_every_speed(start, target, steps) -> None:
+    position = tuple(start)
+    for _ in range(10_000):
+        following = ramp_toward(position, target, steps)
+        for p, f, s in zip(position, following, steps, strict=True):
+            assert abs(f - p) <= s * (1 + 2e-9)
+        if following == tuple(target):
+            return
+        position = following
+    pytest.fail("the ramp never arrived")

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import signal
 import sys
 import threading
 import time
@@ -38,6 +37,7 @@ from arm_kinematics.cli.common import (
     load_client_config,
     parse_client_args,
 )
+from arm_kinematics.cli.spin import Spinner, catch_interrupts, restore_handlers
 from arm_kinematics.names import absolute_namespace
 
 EXIT_SUCCEEDED = 0
@@ -178,7 +178,7 @@ def run(argv: list[str]) -> int:
     # Ctrl-C sets a flag that the loops below check between spins: it must neither shut the
     # context down before the cancel request has gone out nor interrupt rclpy mid-call.
     interrupted = threading.Event()
-    previous_handlers = _catch_interrupts(interrupted)
+    previous_handlers = catch_interrupts(interrupted)
     rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     executor = SingleThreadedExecutor()
     node = None
@@ -187,7 +187,7 @@ def run(argv: list[str]) -> int:
         executor.add_node(node)
         client = ActionClient(node, MoveArm, "move_arm")
         server = node.resolve_topic_name("move_arm")  # as rcl_action resolves it
-        return _send(_Spinner(executor, interrupted), client, server, goal, args)
+        return _send(Spinner(executor, interrupted), client, server, goal, args)
     finally:
         # Destroy the node before the context so that the server hears it leave at once.
         executor.shutdown()
@@ -195,46 +195,10 @@ def run(argv: list[str]) -> int:
             destroy_actions(node)
             node.destroy_node()
         rclpy.try_shutdown()
-        for signum, handler in previous_handlers.items():
-            signal.signal(signum, handler)
+        restore_handlers(previous_handlers)
 
 
-def _catch_interrupts(flag: threading.Event) -> dict[int, Any]:
-    """SIGINT/SIGTERM set `flag` (a second Ctrl-C exits at once); the previous handlers."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-
-    def handler(signum: int, _frame: Any) -> None:
-        if flag.is_set() and signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        flag.set()
-
-    previous = {}
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        previous[signum] = signal.signal(signum, handler)
-    return previous
-
-
-class _Spinner:
-    """Spins an executor until a condition holds, a timeout passes or Ctrl-C is pressed."""
-
-    def __init__(self, executor: Any, interrupted: threading.Event) -> None:
-        self.executor = executor
-        self.interrupted = interrupted
-
-    def until(self, predicate: Any, timeout: float | None, *, interruptible: bool = True) -> bool:
-        """True once `predicate()` holds; False on timeout or (if interruptible) Ctrl-C."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while not predicate():
-            if interruptible and self.interrupted.is_set():
-                return False
-            if deadline is not None and time.monotonic() >= deadline:
-                return False
-            self.executor.spin_once(timeout_sec=0.05)
-        return True
-
-
-def _send(spin: _Spinner, client: Any, server: str, goal: Any, args: argparse.Namespace) -> int:
+def _send(spin: Spinner, client: Any, server: str, goal: Any, args: argparse.Namespace) -> int:
     from arm_kinematics_interfaces.action import MoveArm
 
     deadline = time.monotonic() + args.timeout

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.hardware.backend import BackendUnavailableError, ServoBackend
-from arm_kinematics.hardware.mapping import InvalidCommandError, JointServo, ServoMap, slew_toward
+from arm_kinematics.hardware.mapping import (
+    InvalidCommandError,
+    JointServo,
+    ServoMap,
+    ramp_toward,
+    slew_toward,
+)
 from arm_kinematics.hardware.servokit import ServoKitBackend
 from arm_kinematics.hardware.sim import SimBackend
 
@@ -19,6 +25,7 @@ __all__ = [
     "ServoMap",
     "SimBackend",
     "make_backend",
+    "ramp_toward",
     "slew_toward",
 ]
 
@@ -28,7 +35,7 @@ def make_backend(config: ArmConfig) -> ServoBackend:
 
     Never falls back to the simulation: a missing board is an error the user must see.
     """
-    servos = [joint.servo for joint in config.joints]
+    servos = [joint.servo for joint in config.driven_joints]  # the gripper's servo too
     if config.hardware.backend == "servokit":
         return ServoKitBackend.open(servos, config.hardware)
     if config.hardware.backend == "sim":

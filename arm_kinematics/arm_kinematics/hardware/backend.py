@@ -41,6 +41,11 @@ class ServoBackend(ABC):
     def release(self, channel: int) -> None:
         """Stop the pulses on `channel` (PWM off): the servo goes limp."""
 
+    def measured_deg(self, channel: int) -> float | None:
+        """The servo's angle as measured (its own degrees), or None: no feedback, the servo is
+        taken to be where it was last written. Hobby servos on a PCA9685 report nothing."""
+        return None
+
     def check(self) -> None:
         """Raise OSError if the board is unreachable or lost its configuration (e.g. a reset)."""
         return  # optional: nothing to do for a backend without a bus

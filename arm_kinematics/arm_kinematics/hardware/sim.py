@@ -3,6 +3,10 @@
 The hardware node ramps every command at the joint's `max_velocity` before it writes, so with
 this backend `joint_states` moves at the configured servo speed, exactly as the same node drives
 real servos; the rest of the stack cannot tell the difference.
+
+For tests, an obstacle can be put in a servo's way (`block`): the servo then stops there, as a
+gripper's fingers stop on an object, and reports where it stopped (`measured_deg`), the one
+feedback this backend gives. Real hobby servos report nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ class SimBackend(ServoBackend):
     def __init__(self, servos: Sequence[ServoConfig]) -> None:
         self._servos = {servo.channel: servo for servo in servos}
         self.angles: dict[int, float | None] = dict.fromkeys(self._servos)
+        # channel -> (obstacle angle, +1 or -1: the side of it the servo is on)
+        self._obstacles: dict[int, tuple[float, float]] = {}
 
     @property
     def hardware_id(self) -> str:
@@ -39,6 +45,28 @@ class SimBackend(ServoBackend):
 
     def release(self, channel: int) -> None:
         self.angles[channel] = None
+
+    def block(self, channel: int, servo_deg: float) -> None:
+        """Put an obstacle at `servo_deg` (servo degrees) in the way of the servo on `channel`:
+        from the side it is on now, it follows every written angle up to the obstacle and stays
+        there for any angle beyond (a stall), until `unblock`."""
+        here = self.angles.get(channel)
+        side = 1.0 if here is None or here >= servo_deg else -1.0
+        self._obstacles[channel] = (servo_deg, side)
+
+    def unblock(self, channel: int) -> None:
+        """Take the obstacle away: the servo goes to the angle last written."""
+        self._obstacles.pop(channel, None)
+
+    def measured_deg(self, channel: int) -> float | None:
+        """Where a blocked servo is (servo degrees); None for one in free motion (it is where
+        it was written, as an ideal servo)."""
+        obstacle = self._obstacles.get(channel)
+        written = self.angles.get(channel)
+        if obstacle is None or written is None:
+            return None
+        at, side = obstacle
+        return written if (written - at) * side >= 0.0 else at
 
     def describe(self) -> str:
         return f"sim ({len(self._servos)} ideal servos, no hardware)"

@@ -1,17 +1,29 @@
 """hardware_node: drives the arm's servos from `joint_commands` and publishes `joint_states`.
 
+It drives every servo of the arm (up to the PCA9685's 16 channels): the kinematic joints and
+the gripper's, if the arm has one.
+
 Topics (relative names, so a namespace moves them):
-- subscribes `joint_commands` (sensor_msgs/JointState): joint names + positions, radians.
-  The whole command is refused (nothing moves, a warning names the joint and value) for an
-  unknown, duplicate or missing joint, a names/positions length mismatch, a NaN/inf, or a value
-  outside the joint limits or the servo's travel. Velocity and effort fields are ignored.
-- publishes `joint_states` (sensor_msgs/JointState) at `hardware.publish_rate_hz`: the URDF
-  joint names and the positions last written to the servos (hobby servos have no feedback).
+- subscribes `joint_commands` (sensor_msgs/JointState): joint names + positions, radians. A
+  command sets every joint of the arm (what the trajectory node sends), with or without the
+  gripper's, or the gripper's joint alone; a joint it leaves out keeps its target. The whole
+  command is refused (nothing moves, a warning names the joint and value) for an unknown,
+  duplicate or missing joint, a names/positions length mismatch, a NaN/inf, or a value outside
+  the joint limits or a servo's travel (a parallelogram servo's with the joints before it).
+  Velocity and effort fields are ignored. A command that sets the gripper's joint ends a
+  running gripper goal (ABORTED): the newer command wins.
+- publishes `joint_states` (sensor_msgs/JointState) at `hardware.publish_rate_hz`: every
+  driven joint's URDF name and the positions last written to the servos (hobby servos have no
+  feedback; a backend that measures a servo, as the sim's obstacle, reports where it is).
 - publishes `/diagnostics` (diagnostic_msgs/DiagnosticArray) at 1 Hz and at once on a fault
   or recovery: backend, fault state, counters, last error.
+- serves the action `gripper_controller/gripper_cmd` (control_msgs/GripperCommand) when the arm
+  has a gripper (`nodes/gripper_action.py`).
 
-Every accepted command becomes a ramp: each servo moves toward its target at the joint's
-`max_velocity` at most, one step per tick (the first step at once, when the command arrives).
+Every accepted command becomes a ramp, one step per tick (the first step at once, when the
+command arrives): the arm's joints move on a straight line in joint space at the pace of the
+slowest (every joint within its `max_velocity`, and every parallelogram servo within its
+travel all the way), the gripper's joint on its own at its `max_velocity`.
 An I2C error (OSError) puts the node in a fault state: the arm stops where it was last written,
 commands are refused, retries run on the tick with exponential back-off, and a successful retry
 re-initialises the board, rewrites the last positions and accepts commands again.
@@ -34,13 +46,18 @@ from sensor_msgs.msg import JointState
 from arm_kinematics.hardware import (
     BackendUnavailableError,
     InvalidCommandError,
+    JointServo,
     ServoBackend,
     ServoMap,
     make_backend,
+    ramp_toward,
     slew_toward,
 )
+from arm_kinematics.hardware.gripper import GripperMotion
+from arm_kinematics.nodes.gripper_action import GripperAction
 from arm_kinematics.nodes.params import declare_arm_parameters
 from arm_kinematics.nodes.runner import NodeStartupError, run_node
+from arm_kinematics.rclpy_compat.action_client import destroy_actions
 
 DIAGNOSTICS_PERIOD_S = 1.0
 RETRY_INITIAL_S = 0.1
@@ -90,11 +107,14 @@ class HardwareNode(Node):
         self.backend = backend
         hardware = self.config.hardware
         self._period_s = 1.0 / hardware.publish_rate_hz
-        self._names = list(self.servo_map.names)
+        self._names = list(self.servo_map.names)  # every driven joint, the gripper's last
+        self._arm_count = len(self.servo_map.arm_names)
 
-        # State shared by the command callback and the timers (a MultiThreadedExecutor runs them
-        # in parallel). The lock also serializes every call into the backend.
+        # State shared by the command callback, the timers and the gripper goals (a
+        # MultiThreadedExecutor runs them in parallel). The lock also serializes every call into
+        # the backend; `_changed` wakes a gripper goal at every tick.
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
         home = [joint.home for joint in self.servo_map.joints]
         self._position = list(home)  # radians, last written (what joint_states reports)
         self._target = list(home)  # radians, where each ramp is heading
@@ -113,9 +133,7 @@ class HardwareNode(Node):
 
         with self._lock:
             # No feedback: where the servos are now is unknown, so home is written as is.
-            for i, joint in enumerate(self.servo_map.joints):
-                if not self._write_joint(i, joint.home):
-                    break
+            self._write(home)
 
         # Ticks never overlap each other, commands are handled in arrival order, and the two
         # groups run in parallel (the lock keeps the shared state consistent).
@@ -129,12 +147,14 @@ class HardwareNode(Node):
             10,
             callback_group=MutuallyExclusiveCallbackGroup(),
         )
+        self.gripper_action: GripperAction | None = None
+        if self.config.gripper is not None:
+            self.gripper_action = GripperAction(
+                self, self.config.gripper, self.config.trajectory.goal_tolerance
+            )
         with self._lock:
             self._publish_diagnostics()
-        joints = ", ".join(
-            f"{j.name}->ch{j.servo.channel}{' (mirrored)' if j.servo.sign < 0 else ''}"
-            for j in self.servo_map.joints
-        )
+        joints = ", ".join(_servo_words(j) for j in self.servo_map.joints)
         self.get_logger().info(
             f"backend {backend.describe()}; joints {joints}; home "
             f"{_degrees(home)} deg; joint_states at {hardware.publish_rate_hz:g} Hz; "
@@ -156,9 +176,60 @@ class HardwareNode(Node):
             return tuple(self._target)
 
     @property
+    def reported_positions(self) -> tuple[float, ...]:
+        """What `joint_states` reports, radians, driven order: `positions`, or where a servo
+        that measures its angle is."""
+        with self._lock:
+            return self._reported()
+
+    @property
     def faulted(self) -> bool:
         with self._lock:
             return self._fault_since_s is not None
+
+    # --- the gripper's joint, for GripperAction --------------------------------------------------
+
+    def start_gripper(self, position: float) -> GripperMotion | str:
+        """Send the gripper's joint toward a checked goal `position` (the configured unit): the
+        motion, or why nothing moves (a fault, the shutdown)."""
+        gripper = self.config.gripper
+        assert gripper is not None
+        index = len(self._names) - 1
+        with self._lock:
+            if self._closed:
+                return "the hardware node is shutting down"
+            if self._fault_since_s is not None:
+                return f"hardware fault ({self._last_error})"
+            now = self._clock_s()
+            motion = GripperMotion.start(
+                gripper, position, self._position[index], now, self.config.trajectory.goal_tolerance
+            )
+            self._target[index] = motion.target
+            self._step(now)
+            self._publish_diagnostics_if_changed()
+            return motion
+
+    def hold_gripper(self) -> None:
+        """Stop the gripper's joint where it is now (its last written angle)."""
+        with self._lock:
+            self._target[-1] = self._position[-1]
+
+    def gripper_now(self) -> tuple[float, float, str | None]:
+        """(node clock in s, the gripper joint as joint_states reports it in rad, why no goal
+        can go on: a fault or the shutdown, else None)."""
+        with self._lock:
+            problem = None
+            if self._closed:
+                problem = "the hardware node is shutting down"
+            elif self._fault_since_s is not None:
+                problem = f"hardware fault ({self._last_error})"
+            return self._clock_s(), self._reported()[-1], problem
+
+    def wait_for_change(self, timeout_s: float) -> None:
+        """Block until the next tick (or the shutdown), at most `timeout_s`."""
+        with self._changed:
+            if not self._closed:
+                self._changed.wait(timeout_s)
 
     def close(self) -> None:
         """Stop driving: release the servos (PWM off) or leave them holding, per config."""
@@ -169,6 +240,7 @@ class HardwareNode(Node):
             # closes while the executor may still hold ready timer tasks (rclpy then reports
             # "timer is canceled"). destroy_node removes them.
             self._closed = True
+            self._changed.notify_all()  # a running gripper goal ends now (ABORTED)
             if self.config.hardware.on_shutdown == "release":
                 try:
                     for channel in self.servo_map.channels:
@@ -184,13 +256,16 @@ class HardwareNode(Node):
 
     def destroy_node(self) -> None:
         self.close()
+        destroy_actions(self)
         super().destroy_node()
 
     # --- callbacks ----------------------------------------------------------------------------
 
     def _on_command(self, msg: JointState) -> None:
+        with self._lock:
+            current = tuple(self._target)  # a joint the command leaves out keeps its target
         try:
-            targets = self.servo_map.command(list(msg.name), list(msg.position))
+            targets = self.servo_map.command(list(msg.name), list(msg.position), current)
         except InvalidCommandError as error:
             with self._lock:
                 self.counters.commands_rejected += 1
@@ -210,12 +285,18 @@ class HardwareNode(Node):
                     throttle_duration_sec=WARN_THROTTLE_S,
                 )
                 return
-            self._target = list(targets)
+            sets_gripper = self.servo_map.gripper_name in msg.name
+            if sets_gripper:
+                self._target = list(targets)
+            else:  # what a running gripper goal set meanwhile stays
+                self._target[: self._arm_count] = targets[: self._arm_count]
             self.counters.commands_accepted += 1
             # The first ramp step now rather than at the next tick: a command reaches the board
             # within a millisecond, and the step is still limited by the time since the last one.
             self._step(self._clock_s())
             self._publish_diagnostics_if_changed()
+        if sets_gripper and self.gripper_action is not None:
+            self.gripper_action.preempt("a joint_commands message set the gripper's joint")
 
     def _tick(self) -> None:
         with self._lock:
@@ -231,11 +312,12 @@ class HardwareNode(Node):
             msg = JointState()
             msg.header.stamp = stamp.to_msg()
             msg.name = self._names
-            msg.position = list(self._position)
+            msg.position = list(self._reported())
             # Published under the lock: close() (and the destroy_node after it) then never
             # races a publish in flight.
             self._joint_states_pub.publish(msg)
             self._publish_diagnostics_if_changed()
+            self._changed.notify_all()
 
     def _diagnostics_tick(self) -> None:
         with self._lock:
@@ -255,46 +337,69 @@ class HardwareNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _step(self, now_s: float) -> None:
-        """Move every joint toward its target by at most max_velocity * time since the last step
-        (node clock, seconds)."""
+        """Move the joints toward their targets by at most max_velocity * time since the last
+        step (node clock, seconds): the arm's on one straight line, the gripper's on its own."""
         if now_s <= self._last_step_s:
             if now_s < self._last_step_s:
                 self._last_step_s = now_s  # the clock was set back: restart the count from here
             return  # no time has passed: no motion allowed
         elapsed = min(now_s - self._last_step_s, MAX_STEP_PERIODS * self._period_s)
         self._last_step_s = now_s
-        for i, joint in enumerate(self.servo_map.joints):
-            if self._position[i] == self._target[i]:
-                continue
-            position = slew_toward(self._position[i], self._target[i], joint.max_velocity * elapsed)
-            if not self._write_joint(i, position):
-                return
+        if self._position == self._target:
+            return
+        steps = [joint.max_velocity * elapsed for joint in self.servo_map.joints]
+        n = self._arm_count
+        positions = list(ramp_toward(self._position[:n], self._target[:n], steps[:n]))
+        for i in range(n, len(self._names)):
+            positions.append(slew_toward(self._position[i], self._target[i], steps[i]))
+        self._write(positions)
 
-    def _write_joint(self, i: int, position: float) -> bool:
-        """Write one joint's servo; on a bus error retry once, then enter the fault state."""
-        joint = self.servo_map.joints[i]
-        degrees = joint.servo_deg(position)
-        if degrees != self._written[i]:
+    def _write(self, positions: list[float]) -> bool:
+        """Write the servos of joint positions (radians, driven order) whose angle changed; on
+        a bus error retry once, then enter the fault state with the positions of what the board
+        holds. True when every servo took its angle."""
+        angles = self.servo_map.servo_angles(positions)
+        previous = list(self._written)
+        for i, degrees in enumerate(angles):
+            if degrees == self._written[i]:
+                continue
+            channel = self.servo_map.joints[i].servo.channel
             try:
-                self.backend.write(joint.servo.channel, degrees)
+                self.backend.write(channel, degrees)
             except OSError as error:
                 # One immediate retry: a single glitch on a noisy bus must not stop the arm.
                 self.counters.write_errors += 1
                 self.counters.retries += 1
                 try:
-                    self.backend.write(joint.servo.channel, degrees)
+                    self.backend.write(channel, degrees)
                 except OSError as second_error:
                     self.counters.write_errors += 1
+                    # The servos not written yet keep their angles: the joints are where the
+                    # board's angles put them (a parallelogram joint's with the others).
+                    kept = {
+                        j: previous[j] for j in range(i, len(angles)) if previous[j] is not None
+                    }
+                    self._position = list(self.servo_map.joint_positions(positions, kept))
                     self._enter_fault(second_error)
                     return False
                 self.get_logger().warning(
-                    f"I2C write to channel {joint.servo.channel} failed once ({error}); "
-                    "the retry succeeded",
+                    f"I2C write to channel {channel} failed once ({error}); the retry succeeded",
                     throttle_duration_sec=WARN_THROTTLE_S,
                 )
             self._written[i] = degrees
-        self._position[i] = position
+        self._position = list(positions)
         return True
+
+    def _reported(self) -> tuple[float, ...]:
+        """The positions joint_states reports (called with the lock held)."""
+        measured = {}
+        for i, channel in enumerate(self.servo_map.channels):
+            degrees = self.backend.measured_deg(channel)
+            if degrees is not None:
+                measured[i] = degrees
+        if not measured:
+            return tuple(self._position)
+        return self.servo_map.joint_positions(self._position, measured)
 
     def _enter_fault(self, error: OSError) -> None:
         now = time.monotonic()
@@ -317,8 +422,8 @@ class HardwareNode(Node):
         self.counters.retries += 1
         try:
             self.backend.restore()
-            for i, joint in enumerate(self.servo_map.joints):
-                degrees = joint.servo_deg(self._position[i])
+            angles = self.servo_map.servo_angles(self._position)
+            for i, (joint, degrees) in enumerate(zip(self.servo_map.joints, angles, strict=True)):
                 self.backend.write(joint.servo.channel, degrees)
                 self._written[i] = degrees
         except OSError as error:
@@ -376,7 +481,7 @@ class HardwareNode(Node):
             **{f.name: str(getattr(self.counters, f.name)) for f in fields(self.counters)},
             "last_error": self._last_error,
         }
-        for name, position in zip(self._names, self._position, strict=True):
+        for name, position in zip(self._names, self._reported(), strict=True):
             values[f"{name}_position_deg"] = f"{math.degrees(position):.2f}"
         status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
         return status
@@ -384,6 +489,14 @@ class HardwareNode(Node):
 
 def _degrees(radians: list[float] | tuple[float, ...]) -> str:
     return "[" + ", ".join(f"{math.degrees(r):.1f}" for r in radians) + "]"
+
+
+def _servo_words(joint: JointServo) -> str:
+    notes = [
+        *(["mirrored"] if joint.servo.sign < 0 else []),
+        *(["parallelogram"] if joint.servo.linkage == "parallelogram" else []),
+    ]
+    return f"{joint.name}->ch{joint.servo.channel}" + (f" ({', '.join(notes)})" if notes else "")
 
 
 def main() -> None:

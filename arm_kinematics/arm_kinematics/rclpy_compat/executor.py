@@ -42,8 +42,9 @@ warn_if_fixed(
     "arm_kinematics.rclpy_compat.executor.WorkerBoundExecutor", "ros2/rclpy#1547", FIXED_IN
 )
 
-DEFAULT_THREADS = 4
-"""Workers: a running goal holds one, a preempting goal a second; two serve everything else."""
+DEFAULT_THREADS = 5
+"""Workers: a running MoveArm goal holds one, a preempting goal a second, a gripper goal a third
+(the hardware node's); two serve everything else."""
 
 _POLL_S = 0.1  # longest blind wait for a free worker, so that shutdown is noticed
 _PRUNE_AT = 64  # created tasks remembered before the finished ones are dropped

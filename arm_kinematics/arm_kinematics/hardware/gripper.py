@@ -1,0 +1,94 @@
+"""A gripper goal from its start to its end, without ROS: the checks of its position, when it is
+reached and when it has stalled.
+
+Positions are in the gripper's configured unit (`GripperConfig.position_unit`: metres between
+the fingers, or the joint angle in radians); joint angles in radians; times in seconds of the
+node's clock.
+
+A goal is reached when the gripper joint (as `joint_states` reports it) is within the tolerance
+of the goal's joint angle. It has stalled when it is not, `reach_timeout_s` after the ramp to
+it should have ended (the ramp runs at the joint's `max_velocity`): the fingers stopped on
+something. Hobby servos report no position, so only a backend that measures one (the sim's
+obstacle) can stall; on a PCA9685 every goal is reached when its ramp ends.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+from arm_kinematics.config import GripperConfig
+
+POSITION_TOLERANCE = 1e-9
+"""Relative slack on the gripper's limits (of their span): float noise at a limit is the limit."""
+
+
+class GoalState(Enum):
+    MOVING = "moving"
+    REACHED = "reached"
+    STALLED = "stalled"
+
+
+def check_goal_position(gripper: GripperConfig, position: float) -> float | str:
+    """The goal's position (the configured unit) if finite and between closed and open (float
+    noise at either end is that end), else the reason it is refused.
+
+    >>> from arm_kinematics.config import ArmConfig, default_config_path
+    >>> kit = ArmConfig.from_file(default_config_path("arm_desk_kit.yaml")).gripper
+    >>> check_goal_position(kit, 0.03)
+    0.03
+    >>> print(check_goal_position(kit, 0.08))
+    position 0.08 is outside the gripper's range [0, 0.055] m between the fingers (closed 0, open 0.055)
+    """  # noqa: E501
+    low, high = gripper.position_limits
+    slack = POSITION_TOLERANCE * (high - low)
+    if not math.isfinite(position):
+        return f"position {position} is not a finite number"
+    if not low - slack <= position <= high + slack:
+        return (
+            f"position {position:g} is outside the gripper's range [{low:g}, {high:g}] "
+            f"{gripper.unit_words} (closed {gripper.closed_position:g}, open "
+            f"{gripper.open_position:g})"
+        )
+    return min(max(position, low), high)
+
+
+@dataclass(frozen=True)
+class GripperMotion:
+    """One accepted goal: where the gripper joint goes (rad) and by when it must be there (s)."""
+
+    position: float  # the goal, the configured unit
+    target: float  # rad: the gripper joint's angle for it
+    deadline_s: float  # node clock: not within the tolerance by then = stalled
+    tolerance: float  # rad
+
+    @classmethod
+    def start(
+        cls,
+        gripper: GripperConfig,
+        position: float,
+        from_rad: float,
+        now_s: float,
+        tolerance: float,
+    ) -> GripperMotion:
+        """The goal `position` (checked), the joint starting from `from_rad` at `now_s`.
+
+        >>> from arm_kinematics.config import ArmConfig, default_config_path
+        >>> kit = ArmConfig.from_file(default_config_path("arm_desk_kit.yaml")).gripper
+        >>> motion = GripperMotion.start(kit, 0.0, math.radians(70), 10.0, math.radians(1))
+        >>> round(motion.deadline_s, 9)  # 70 deg at 120 deg/s, then reach_timeout_s 1 s
+        11.583333333
+        """
+        target = gripper.joint_angle(position)
+        ramp_s = abs(target - from_rad) / gripper.joint.max_velocity
+        return cls(position, target, now_s + ramp_s + gripper.reach_timeout_s, tolerance)
+
+    def state(self, now_s: float, joint_rad: float) -> GoalState:
+        """REACHED when the joint (rad) is within the tolerance, else STALLED past the
+        deadline, else MOVING."""
+        if abs(joint_rad - self.target) <= self.tolerance:
+            return GoalState.REACHED
+        if now_s > self.deadline_s:
+            return GoalState.STALLED
+        return GoalState.MOVING
