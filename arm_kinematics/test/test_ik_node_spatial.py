@@ -183,6 +183,4 @@ def test_a_direction_beyond_the_yaw_limits_both_ways_is_yaw_limit() -> None:
         graph.add(IkNode(context=graph.context, namespace="mearm", parameter_overrides=overrides))
         answer = Clients(graph, "mearm").solve(request(0.0, 0.1, 0.05))  # straight to the left
     assert answer.status == IK.YAW_LIMIT
-    assert "needs base = 90.00 deg, or -90.00 deg over the back; both outside" in (
-        answer.message
-    )
+    assert "needs base = 90.00 deg, or -90.00 deg over the back; both outside" in (answer.message)
