@@ -45,7 +45,8 @@ from arm_kinematics.nodes.ik.markers import (
     MarkerRequest,
     request_markers,
 )
-from arm_kinematics.nodes.ik.requests import IkSetup, Layout
+from arm_kinematics.nodes.ik.region_process import RegionProcess
+from arm_kinematics.nodes.ik.requests import IkSetup
 from arm_kinematics.nodes.ik.solve import solve_ik
 from arm_kinematics.nodes.messages import (
     JointStateError,
@@ -118,10 +119,13 @@ class IkNode(Node):
         self._workspace_publisher = self.create_publisher(MarkerArray, "ik_markers", latched)
         self._request_publisher = self.create_publisher(MarkerArray, "ik_markers", latched)
         self._workspace_publisher.publish(self.ik.layout.workspace(self.ik.base_frame, self._now()))
-        # The region takes 0.3 s (2R) to a few seconds (3R) of solves: computed once the node
-        # spins, in a thread of its own so that the services answer meanwhile and a shutdown
-        # never waits for it; then ring and region are latched.
+        # The region takes 0.4 s (2R) to 15 s (spatial) of solves: solved in a child process
+        # once the node spins (`ik/region_process.py`: a thread here would hold the GIL and
+        # stall every callback of the process), awaited by a thread of its own so that the
+        # services answer meanwhile and a shutdown never waits for it; then the ring and the
+        # region are latched.
         self._closed = False
+        self._region: RegionProcess | None = None
         self._publish_lock = threading.Lock()  # no region published once close() has run
         self._region_timer = self.create_timer(
             0.0, self._start_region, callback_group=MutuallyExclusiveCallbackGroup()
@@ -146,20 +150,26 @@ class IkNode(Node):
 
     def _start_region(self) -> None:
         self._region_timer.cancel()
+        with self._publish_lock:
+            if self._closed:
+                return
+            self._region = RegionProcess(*self.ik.layout.region_job())
         threading.Thread(
-            target=self._publish_region, args=(self.ik.layout,), name="reachable_region",
+            target=self._publish_region, args=(self._region,), name="reachable_region",
             daemon=True,
         ).start()  # fmt: skip
 
-    def _publish_region(self, layout: Layout) -> None:
+    def _publish_region(self, region_process: RegionProcess) -> None:
         """Latch the workspace and the reachable region of the configured arm on ik_markers."""
         started = time.monotonic()
         try:
-            region = layout.region()
+            region = region_process.result()
         except Exception as error:  # a drawing aid: never a reason to stop serving IK
-            self.get_logger().error(f"cannot compute the reachable region: {error!r}")
+            with self._publish_lock:
+                if not self._closed:
+                    self.get_logger().error(f"cannot compute the reachable region: {error!r}")
             return
-        workspace = layout.workspace(self.ik.base_frame, self._now(), region)
+        workspace = self.ik.layout.workspace(self.ik.base_frame, self._now(), region)
         with self._publish_lock:
             if self._closed:
                 return
@@ -171,10 +181,11 @@ class IkNode(Node):
         )
 
     def close(self) -> None:
-        """Publish nothing more (the region's thread may still be solving: it is left to end
-        with the process)."""
+        """Publish nothing more; stop the region's process if it is still solving."""
         with self._publish_lock:
             self._closed = True
+            if self._region is not None:
+                self._region.stop()
 
     def destroy_node(self) -> None:
         self.close()

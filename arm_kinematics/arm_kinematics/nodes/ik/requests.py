@@ -13,7 +13,7 @@ No rclpy node here, message types only. Units: metres, radians.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from geometry_msgs.msg import PoseStamped
@@ -127,9 +127,10 @@ class PlanarLayout:
         inner, outer = self.arm.ring
         return f"ring {inner:.3f}..{outer:.3f} m (joint limits aside)"
 
-    def region(self) -> ReachableRegion:
-        """The cells the tip reaches within the joint limits (seconds of solves on 3R)."""
-        return reachable_region(self.arm)
+    def region_job(self) -> tuple[Callable[[PlanarArm], ReachableRegion], PlanarArm]:
+        """The function that finds the cells the tip reaches within the joint limits, and its
+        argument (seconds of solves on 3R: run apart, `region_process`)."""
+        return reachable_region, self.arm
 
     def workspace(self, frame_id: str, stamp, region: ReachableRegion | None = None) -> MarkerArray:
         """ik_markers' latched part: the ring and its clickable disc on the plane, and the
@@ -231,9 +232,10 @@ class SpatialLayout:
             f"up, {self.arm.shoulder_forward:.3f} m forward), yaw {yaw}"
         )
 
-    def region(self) -> ReachableRegion:
-        """The cells of the vertical plane the tool point reaches within the joint limits."""
-        return vertical_region(self.arm)
+    def region_job(self) -> tuple[Callable[[SpatialArm], ReachableRegion], SpatialArm]:
+        """The function that finds the cells of the vertical plane the tool point reaches
+        within the joint limits, and its argument (run apart, `region_process`)."""
+        return vertical_region, self.arm
 
     def workspace(self, frame_id: str, stamp, region: ReachableRegion | None = None) -> MarkerArray:
         """ik_markers' latched part: the horizontal reach as a circle and a clickable disc on
