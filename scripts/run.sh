@@ -10,6 +10,9 @@ cat >&2 <<'TXT'
 [run]   ik_client solve 0.12 0.05            # IK with both elbows
 [run]   ik_client fk --joints 30 45          # FK (degrees at the command line)
 [run]   move_arm 0.10 0.10                   # straight-line move, feedback and result
+[run] A spatial arm (make run ARGS="--config FILE" with layout: spatial) takes 3D targets:
+[run]   move_arm 0.15 0.05 --z 0.10 --pitch -30 --config FILE
+[run]   gripper open --config FILE
 [run] Ctrl-C stops it (servos released, exit 0).
 TXT
 # bringup's output passes through unchanged; when web_bridge logs the address it serves

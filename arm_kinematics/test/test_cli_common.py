@@ -99,3 +99,18 @@ def test_a_closed_pipe_ends_the_client_quietly() -> None:
     _, stderr = client.communicate(timeout=60)
     assert client.returncode == EXIT_BROKEN_PIPE
     assert stderr == b""
+
+
+def test_pitch_is_a_spatial_arms_name_for_the_tool_angle_and_excludes_heading(
+    capsys: pytest.CaptureFixture,
+) -> None:
+    request = MoveArm.Goal()
+    argv = ["c", "0.15", "0.05", "--z", "0.1", "--pitch", "-45"]
+    fill_target(request, parse_client_args(target_parser(), argv), plane_z=0.0)
+    assert request.target.pose.position.z == 0.1
+    assert request.orientation_mode == MoveArm.Goal.TOOL_ANGLE
+    assert request.tool_angle == pytest.approx(math.radians(-45))
+    with pytest.raises(SystemExit) as exit_info:
+        target_parser().parse_args(["0.1", "0.2", "--pitch", "10", "--heading", "20"])
+    assert exit_info.value.code == EXIT_BAD_COMMAND_LINE
+    assert "not allowed with argument" in capsys.readouterr().err

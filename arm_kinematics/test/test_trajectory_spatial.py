@@ -9,6 +9,8 @@ checked against the description RViz draws, not against the planner's own forwar
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
 import math
 from collections.abc import Iterator
@@ -22,6 +24,7 @@ from ros_helpers import PACKAGE_DIR, ros_graph, wait_for, wait_for_future
 from test_trajectory_node import TEST_OVERRIDES, Harness
 from test_urdf import UrdfChain
 
+from arm_kinematics.cli.move_arm import run as move_arm_run
 from arm_kinematics.config import ArmConfig, load_parameters_file
 from arm_kinematics.description import robot_description
 from arm_kinematics.nodes.hardware_node import HardwareNode
@@ -257,3 +260,25 @@ def test_an_orientation_the_kit_can_reach_is_followed_by_the_roll_too(kit):
     assert np.linalg.norm(reached[:3, 3] - (0.16, 0.04, 0.08)) < 0.001
     angle = transforms3d.axangles.mat2axangle(reached[:3, :3].T @ rotation)[1]
     assert abs(angle) < math.radians(0.1)
+
+
+def test_the_move_arm_client_takes_a_3d_target_with_a_pitch_in_degrees(kit):
+    move_to(kit, 0.15, 0.0, 0.12)
+    out = io.StringIO()
+    argv = [
+        "move_arm", "0.16", "-0.05", "--z", "0.06", "--pitch", "-30", "--namespace", NAMESPACE,
+        "--config", str(CONFIG_FILE), "--timeout", "30", "--quiet",
+    ]  # fmt: skip
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = move_arm_run(argv)
+    assert code == 0, out.getvalue()
+    assert "status: SUCCEEDED" in out.getvalue()
+    joints = wait_for(
+        lambda: (
+            (j := latest_arm_joints(kit))
+            and np.linalg.norm(tip_of(j) - (0.16, -0.05, 0.06)) < 1e-6
+            and j
+        ),
+        what="the tool at the client's target",
+    )
+    assert tool_pitch(joints) == pytest.approx(math.radians(-30), abs=1e-6)

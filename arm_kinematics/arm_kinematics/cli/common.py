@@ -27,13 +27,26 @@ class ClientParser(argparse.ArgumentParser):
 
 
 def add_target_arguments(parser: argparse.ArgumentParser, heading_help: str) -> None:
-    """x, y (m), --z (m), --heading (DEGREES) and --frame: a tip target in the base frame."""
+    """x, y (m), --z (m), --heading or --pitch (DEGREES) and --frame: a tip target in the base
+    frame. Both angles are the request's TOOL_ANGLE: a planar arm's heading, a spatial arm's
+    pitch; the two names keep a command line readable."""
     parser.add_argument("x", type=float, help="target x in the base frame, m")
     parser.add_argument("y", type=float, help="target y in the base frame, m")
     parser.add_argument(
-        "--z", type=float, default=None, help="target z, m (default: the plane_z_m of --config)"
+        "--z",
+        type=float,
+        default=None,
+        help="target z, m (default: the plane_z_m of --config; a spatial arm needs it)",
     )
-    parser.add_argument("--heading", type=float, default=None, help=heading_help)
+    angle = parser.add_mutually_exclusive_group()
+    angle.add_argument("--heading", type=float, default=None, help=heading_help)
+    angle.add_argument(
+        "--pitch",
+        dest="heading",
+        type=float,
+        help="spatial arms: the tool's pitch above the horizontal at the target (TOOL_ANGLE), "
+        "DEGREES (-90: pointing straight down)",
+    )
     parser.add_argument(
         "--frame", default="", help="target frame_id (default empty: the node's base frame)"
     )
@@ -50,7 +63,8 @@ def fill_target(request: Any, args: argparse.Namespace, plane_z: float) -> None:
     """Set a request's `target` (geometry_msgs/PoseStamped), `orientation_mode` and
     `tool_angle` (SolveIK.Request and MoveArm.Goal alike) from the target arguments.
 
-    --heading DEG is the TOOL_ANGLE in radians; without it the request is POSITION_ONLY. The
+    --heading (or --pitch) DEG is the TOOL_ANGLE in radians; without it the request is
+    POSITION_ONLY. The
     target's orientation is the identity either way (the nodes read it only with
     FULL_ORIENTATION).
     """
