@@ -19,12 +19,7 @@ format: setup
 	$(ENV) && ruff format . && ruff check --fix .
 
 test: lint
-	$(ENV) && ARM_KINEMATICS_REQUIRE_PIP_ONLY=1 python -m pytest arm_kinematics/test \
-	  --doctest-modules arm_kinematics/arm_kinematics/kinematics arm_kinematics/arm_kinematics/frames.py \
-	  arm_kinematics/arm_kinematics/nodes/refusals.py \
-	  arm_kinematics/arm_kinematics/bridge arm_kinematics/arm_kinematics/config.py \
-	  arm_kinematics/arm_kinematics/hardware/mapping.py arm_kinematics/arm_kinematics/hardware/gripper.py \
-	  $(PYTEST_ARGS)
+	$(ENV) && ARM_KINEMATICS_REQUIRE_PIP_ONLY=1 python -m pytest arm_kinematics/test $(PYTEST_ARGS)
 
 bench: setup
 	$(ENV) && for b in bench/bench_*.py; do echo "== $$b"; python "$$b" || exit 1; done

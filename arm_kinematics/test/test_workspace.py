@@ -3,7 +3,6 @@ and its markers (nodes/ik/markers.region_markers)."""
 
 from __future__ import annotations
 
-import doctest
 import json
 import math
 
@@ -55,12 +54,6 @@ def solves_for_some_heading(arm: PlanarArm, x: float, y: float) -> bool:
         return True
     headings = np.linspace(-math.pi, math.pi, DEFAULT_HEADINGS, endpoint=False)
     return arm.n_joints > 2 and any(arm.solve(x, y, float(h)).ok for h in headings)
-
-
-def test_the_docstring_examples_run() -> None:
-    failures, tried = doctest.testmod(workspace)
-    assert tried >= 6
-    assert failures == 0
 
 
 def test_every_fk_sample_of_the_joint_box_lies_in_the_region(arm_and_region) -> None:
