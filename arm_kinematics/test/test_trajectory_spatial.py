@@ -23,6 +23,7 @@ from rclpy.parameter import Parameter
 from ros_helpers import PACKAGE_DIR, ros_graph, wait_for, wait_for_future
 from test_trajectory_node import TEST_OVERRIDES, Harness
 from test_urdf import UrdfChain
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from arm_kinematics.cli.move_arm import run as move_arm_run
 from arm_kinematics.config import ArmConfig, load_parameters_file
@@ -282,3 +283,47 @@ def test_the_move_arm_client_takes_a_3d_target_with_a_pitch_in_degrees(kit):
         what="the tool at the client's target",
     )
     assert tool_pitch(joints) == pytest.approx(math.radians(-30), abs=1e-6)
+
+
+def test_waypoints_in_3d_pass_every_corner_on_straight_segments(kit):
+    start = move_to(kit, 0.15, 0.0, 0.10)
+    corners = [(0.15, 0.06, 0.10), (0.12, 0.06, 0.04), (0.12, -0.04, 0.04)]
+    message = goal(*corners[-1], speed=0.08, max_step=0.002)
+    for x, y, z in corners[:-1]:
+        pose = Pose()
+        pose.position.x, pose.position.y, pose.position.z = x, y, z
+        pose.orientation.w = 1.0
+        message.waypoints.append(pose)
+    outcome = kit.run(message)
+    assert outcome.result.status == Result.SUCCEEDED, outcome.result.message
+    names = list(outcome.commands[0].name)
+    tips = np.array([tip_of(arm_joints(c.position, names)) for c in outcome.commands])
+    path = [tip_of(start), *corners]
+    on_path = np.min([distance_to_segment(tips, a, b) for a, b in itertools.pairwise(path)], axis=0)
+    assert on_path.max() < 0.001
+    for corner in corners:
+        assert np.linalg.norm(tips - corner, axis=1).min() < 1e-6  # each corner is a setpoint
+
+
+def test_a_joint_trajectory_of_the_five_arm_joints_is_followed(kit):
+    start = move_to(kit, 0.15, 0.0, 0.10)
+    goal_joints = [0.3, start[1] - 0.2, start[2] + 0.3, start[3] - 0.1, 0.5]
+    trajectory = JointTrajectory(joint_names=NAMES)
+    point = JointTrajectoryPoint(positions=goal_joints)
+    point.time_from_start.sec = 3
+    trajectory.points = [point]
+    publisher = kit.node.create_publisher(JointTrajectory, "joint_trajectory", 10)
+    wait_for(lambda: publisher.get_subscription_count() > 0, what="joint_trajectory matched")
+    publisher.publish(trajectory)
+
+    def there():
+        joints = latest_arm_joints(kit)
+        return joints and np.abs(np.subtract(joints, goal_joints)).max() < 1e-9
+
+    wait_for(there, timeout=60.0, what="the arm at the trajectory's last point")
+    # The gripper, not in the trajectory, did not move.
+    with kit.lock:
+        state = kit.states[-1]
+    assert dict(zip(state.name, state.position, strict=True))["gripper"] == pytest.approx(
+        math.radians(70.0)
+    )
