@@ -66,3 +66,27 @@ def test_tour_with_a_bad_config_exits_2(capsys, tmp_path) -> None:
         main(["--config", str(tmp_path / "missing.yaml")])
     assert exit_info.value.code == 2
     assert "cannot be read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "name", ["arm_desk_kit.yaml", "arm_mearm.yaml", "arm_openmanipulator_x.yaml"]
+)
+def test_tour_of_a_spatial_arm(capsys, name: str) -> None:
+    main(["--config", str(default_config_path(name))])
+    out = capsys.readouterr().out
+    config = ArmConfig.from_file(default_config_path(name))
+    assert out.startswith(f"Arm: spatial, {len(config.joint_names)} joints")
+    checks = [line for line in out.splitlines() if "distance to the target" in line]
+    assert len(checks) >= 3  # an elbow (both where the limits allow), the pitch, CLOSEST
+    for line in checks:
+        assert float(line.rsplit(" ", 2)[-2]) < 1e-9
+    # The pitch asked for in step 2 is the pitch its FK check reports.
+    pitch_line = next(line for line in out.splitlines() if line.startswith("  with the pitch "))
+    asked = pitch_line.split("with the pitch ")[1].split(" deg")[0]
+    assert f"pitch {asked} deg" in out.split(pitch_line, 1)[1].split("\n3.")[0]
+    assert "status TOO_FAR (2)" in out
+    assert "on the yaw axis" in out
+    assert "the yaw is kept at" in out
+    assert "status ORIENTATION_UNREACHABLE (5)" in out
+    line = next(line for line in out.splitlines() if " setpoints at " in line)
+    assert float(line.split("at most ")[1].split(" m off")[0]) < 1e-9

@@ -1,5 +1,7 @@
 """A short printed tour of the kinematics core on the configured arm (console: kinematics_tour).
 
+A spatial arm (layout: spatial) gets its own tour: `spatial_tour.py`.
+
 FK of a pose, IK of its tip with both elbows (checked by FK), CLOSEST from the home pose, the
 statuses of unreachable targets, a joint-limit case and a straight-line plan. Degrees are shown
 next to radians; lengths are metres. No ROS: it reads the arm's parameters file directly.
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from arm_kinematics.cli.spatial_tour import tour as spatial_tour
 from arm_kinematics.config import ArmConfig, ConfigError
 from arm_kinematics.kinematics import Branch, IkResult, PlanarArm, plan_line
 
@@ -183,8 +186,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ConfigError as error:
         print(f"kinematics_tour: {error}", file=sys.stderr)
         sys.exit(2)
+    lines = spatial_tour(config) if config.layout == "spatial" else tour(config)
     try:
-        print("\n".join(tour(config)), flush=True)
+        print("\n".join(lines), flush=True)
     except BrokenPipeError:  # piped into `head`: stop quietly, as a shell tool does
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
