@@ -172,36 +172,15 @@ class SpatialChain:
         self.joint_limits: tuple[tuple[float, float], ...] = limits
         self.yaw_limits: tuple[float, float] = limits[0]
         self.roll_limits: tuple[float, float] | None = limits[-1] if has_roll else None
-        shifts = self._planar_shifts()
-        pitch_limits = [
-            (lo + shift, hi + shift)
-            for (lo, hi), shift in zip(limits[1 : 1 + k], shifts, strict=True)
-        ]
-        planar_link_limits = None
-        if link_angle_limits is not None:
-            pairs = _limit_pairs(link_angle_limits, k)
-            # Link i's frame angle is phi_1 + .. + phi_i - delta_i.
-            planar_link_limits = [
-                (lo + delta, hi + delta)
-                for (lo, hi), delta in zip(pairs, self.link_angle_offsets, strict=True)
-            ]
         planar = {
             "singularity_margin": singularity_margin,
             "edge_tolerance": edge_tolerance,
             "joint_names": self.joint_names[1 : 1 + k],
         }
-        self.vertical: PlanarArm = PlanarArm(
-            link_lengths, pitch_limits, link_angle_limits=planar_link_limits, **planar
-        )
+        front, back = self._vertical_chains(link_lengths, link_angle_limits, planar)
+        self.vertical: PlanarArm = front
         """The pitch joints as the planar chain of the arm's vertical plane, facing forward."""
-        self.vertical_back: PlanarArm = PlanarArm(
-            link_lengths,
-            [_mirror_limits(pair, first=i == 0) for i, pair in enumerate(pitch_limits)],
-            link_angle_limits=None
-            if planar_link_limits is None
-            else [_mirror_limits(pair, first=True) for pair in planar_link_limits],
-            **planar,
-        )
+        self.vertical_back: PlanarArm = back
         """The same chain seen from behind (`mirror`): reaching over the back is reaching
         forward for it, and its elbow names stay the physical ones (elbow up above the line)."""
         self.link_lengths: tuple[float, ...] = self.vertical.link_lengths
@@ -209,6 +188,41 @@ class SpatialChain:
         """The tool point's largest distance from the shoulder, m."""
         self.singularity_margin: float = self.vertical.singularity_margin
         self.edge_tolerance: float = self.vertical.edge_tolerance
+
+    def _vertical_chains(
+        self,
+        link_lengths: Sequence[float],
+        link_angle_limits: Sequence[tuple[float, float] | None] | None,
+        planar: dict,
+    ) -> tuple[PlanarArm, PlanarArm]:
+        """The vertical plane's planar chain facing forward and seen from behind, with the
+        pitch joints' limits in the planar chain's angles (the link offsets shifted in)."""
+        k = self.n_pitch
+        pitch_limits = [
+            (lo + shift, hi + shift)
+            for (lo, hi), shift in zip(
+                self.joint_limits[1 : 1 + k], self._planar_shifts(), strict=True
+            )
+        ]
+        link_limits = None
+        if link_angle_limits is not None:
+            # Link i's frame angle is phi_1 + .. + phi_i - delta_i.
+            link_limits = [
+                (lo + delta, hi + delta)
+                for (lo, hi), delta in zip(
+                    _limit_pairs(link_angle_limits, k), self.link_angle_offsets, strict=True
+                )
+            ]
+        front = PlanarArm(link_lengths, pitch_limits, link_angle_limits=link_limits, **planar)
+        back = PlanarArm(
+            link_lengths,
+            [_mirror_limits(pair, first=i == 0) for i, pair in enumerate(pitch_limits)],
+            link_angle_limits=None
+            if link_limits is None
+            else [_mirror_limits(pair, first=True) for pair in link_limits],
+            **planar,
+        )
+        return front, back
 
     position_dims = 3
     """A tool pose's coordinates: x, y and z (then the pitch and the roll)."""
