@@ -13,18 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from arm_kinematics.cli.tour import angle, joints_text, plan_default_line
 from arm_kinematics.config import ArmConfig
-from arm_kinematics.kinematics import Branch, IkResult, SpatialArm, plan_line
+from arm_kinematics.kinematics import Branch, IkResult, SpatialArm
 from arm_kinematics.kinematics.spatial.rotations import rot_z
-
-
-def angle(value: float) -> str:
-    """'45.00 deg (0.7854 rad)'."""
-    return f"{math.degrees(value):.2f} deg ({value:.4f} rad)"
-
-
-def joints_text(joints: Sequence[float], names: Sequence[str]) -> str:
-    return ", ".join(f"{name} {angle(q)}" for name, q in zip(names, joints, strict=True))
 
 
 def point_text(point: Sequence[float]) -> str:
@@ -108,17 +100,7 @@ def tour(config: ArmConfig) -> list[str]:
     out.append("")
     trajectory = config.trajectory
     start = arm.forward(config.home).position
-    plan = plan_line(
-        arm,
-        start,
-        tool.position,
-        trajectory.default_max_step,
-        config.home,
-        speed=trajectory.default_speed,
-        joint_velocity_limits=config.max_velocities,
-        max_joint_step=trajectory.max_joint_step,
-        period=1.0 / trajectory.command_rate_hz,
-    )
+    plan = plan_default_line(arm, config, start, tool.position)
     out.append(
         f"5. Straight line from the home tool point {point_text(start)} to step 1's, "
         f"{trajectory.default_max_step * 1000:.1f} mm steps at {trajectory.default_speed:.3f} m/s:"

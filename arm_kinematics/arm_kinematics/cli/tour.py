@@ -17,9 +17,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from arm_kinematics.cli.spatial_tour import tour as spatial_tour
 from arm_kinematics.config import ArmConfig, ConfigError
 from arm_kinematics.kinematics import Branch, IkResult, PlanarArm, plan_line
+from arm_kinematics.kinematics.planning.line_plan import LinePlan
 
 # A pose to start from (degrees, base to tip), clipped into the joint limits.
 _TOUR_POSE_DEG = (30.0, 45.0, -60.0)
@@ -50,6 +50,23 @@ def result_text(arm: PlanarArm, result: IkResult, names: Sequence[str], target) 
         )
         lines.append(f"    manipulability {result.manipulability:.3e} m^2")
     return lines
+
+
+def plan_default_line(arm, config: ArmConfig, start, goal) -> LinePlan:
+    """The straight line from `start` to `goal` (tool poses) as the trajectory node would plan
+    it with the file's defaults, from the home pose."""
+    trajectory = config.trajectory
+    return plan_line(
+        arm,
+        start,
+        goal,
+        trajectory.default_max_step,
+        config.home,
+        speed=trajectory.default_speed,
+        joint_velocity_limits=config.max_velocities,
+        max_joint_step=trajectory.max_joint_step,
+        period=1.0 / trajectory.command_rate_hz,
+    )
 
 
 def tour(config: ArmConfig) -> list[str]:
@@ -118,16 +135,8 @@ def tour(config: ArmConfig) -> list[str]:
     start = arm.forward(home)
     goal = tip
     trajectory = config.trajectory
-    plan = plan_line(
-        arm,
-        start if n == 3 else start[:2],
-        goal if n == 3 else goal[:2],
-        trajectory.default_max_step,
-        home,
-        speed=trajectory.default_speed,
-        joint_velocity_limits=config.max_velocities,
-        max_joint_step=trajectory.max_joint_step,
-        period=1.0 / trajectory.command_rate_hz,
+    plan = plan_default_line(
+        arm, config, start if n == 3 else start[:2], goal if n == 3 else goal[:2]
     )
     out.append(
         f"5. Straight line from the home tip ({pose_text(*start[:2])}) to the tip of step 1, "
@@ -186,6 +195,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ConfigError as error:
         print(f"kinematics_tour: {error}", file=sys.stderr)
         sys.exit(2)
+    # spatial_tour builds on this module's helpers, so it is imported here, not at the top.
+    from arm_kinematics.cli.spatial_tour import tour as spatial_tour
+
     lines = spatial_tour(config) if config.layout == "spatial" else tour(config)
     try:
         print("\n".join(lines), flush=True)
