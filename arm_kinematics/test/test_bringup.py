@@ -267,7 +267,7 @@ def test_two_bringups_in_two_namespaces_do_not_cross_talk() -> None:
                 assert _near(logs[ns].last(), config.home, 1e-9)
 
             # Each namespace holds its own four nodes, and the topics that the RViz config and
-            # the README name exist there; no arm node sits in the root namespace.
+            # the docs name exist there; no arm node sits in the root namespace.
             # Discovery of each node and endpoint can lag the first messages: wait, don't sample.
             for ns in arms:
                 for name in (

@@ -1,7 +1,8 @@
-"""`arm_description` and the README's robot_state_publisher line, parsed by rcl.
+"""`arm_description` and the robot_state_publisher line of docs/launch_and_bringup.md, parsed
+by rcl.
 
-The README's two lines are read from the README itself: the `arm_description` line is run, and
-the `--ros-args` of the robot_state_publisher line are handed to rclpy, whose parameter
+The two lines are read from docs/launch_and_bringup.md itself: the `arm_description` line is
+run, and the `--ros-args` of the robot_state_publisher line are handed to rclpy, whose parameter
 overrides are rcl's own parser (the one that refused the old `-p robot_description:=...`).
 """
 
@@ -21,12 +22,12 @@ from arm_kinematics.cli.description import parameters_file, run
 from arm_kinematics.description import robot_description
 from arm_kinematics.nodes.bringup import RobotDescriptionPublisher
 
-README = PACKAGE_DIR.parent / "README.md"
+GUIDE = PACKAGE_DIR.parent / "docs" / "launch_and_bringup.md"
 
 
-def readme_line(pattern: str) -> list[str]:
-    """The words of the one README line matching `pattern` (comments dropped)."""
-    lines = [line for line in README.read_text().splitlines() if re.match(pattern, line)]
+def guide_line(pattern: str) -> list[str]:
+    """The words of the one line of the guide matching `pattern` (comments dropped)."""
+    lines = [line for line in GUIDE.read_text().splitlines() if re.match(pattern, line)]
     assert len(lines) == 1, lines
     return shlex.split(lines[0].split(" #", 1)[0])
 
@@ -68,12 +69,12 @@ def test_the_urdf_has_what_broke_the_old_dash_p_line() -> None:
         )
 
 
-def test_the_readme_lines_give_robot_state_publisher_the_latched_urdf(tmp_path: Path) -> None:
-    writer = readme_line(r"arm_description --from-topic")
+def test_the_guide_lines_give_robot_state_publisher_the_latched_urdf(tmp_path: Path) -> None:
+    writer = guide_line(r"arm_description --from-topic")
     assert writer[:1] == ["arm_description"]
     output = tmp_path / writer[writer.index("-o") + 1]
     writer[writer.index("-o") + 1] = str(output)
-    reader = readme_line(r"ros2 run robot_state_publisher robot_state_publisher")
+    reader = guide_line(r"ros2 run robot_state_publisher robot_state_publisher")
     ros_args = reader[reader.index("--ros-args") :]
     ros_args[ros_args.index("--params-file") + 1] = str(output)
     namespace = ros_args[ros_args.index("-r") + 1].split(":=")[1]

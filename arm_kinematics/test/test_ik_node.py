@@ -726,9 +726,9 @@ def test_four_clients_500_calls_each_all_answered_correctly(graph: RosGraph, arm
     assert failures == []
 
 
-# --- the README's `ros2 service call` lines ------------------------------------------------------
+# --- the `ros2 service call` lines of README.md and docs/ik_node.md ------------------------------
 
-# The request YAML of the README's examples, for the packaged arm (L = 0.100, 0.080 m), with the
+# The request YAML of the docs' examples, for the packaged arm (L = 0.100, 0.080 m), with the
 # status each must give. ros2cli is not installable here, so `set_fields` below does what
 # `ros2 service call` does with them (yaml.safe_load, then rosidl_runtime_py's
 # set_message_fields: nested mappings fill nested messages).

@@ -29,7 +29,7 @@ ROSDEP_KEYS = {
     "aiohttp": "python3-aiohttp",
     "psutil": "python3-psutil",
 }
-#: Modules with no rosdep key at all: installed with pip, as the README says.
+#: Modules with no rosdep key at all: installed with pip, as docs/install.md says.
 PIP_ONLY = {"adafruit_extended_bus", "playwright", "roslibpy"}
 #: Modules of this package and of the test folder itself.
 OWN = {"arm_kinematics", "arm_kinematics_interfaces"}

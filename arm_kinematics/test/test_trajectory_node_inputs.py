@@ -372,23 +372,23 @@ def test_a_target_in_the_mount_parent_frame_ends_on_the_right_point():
         assert "which in 'world' is the plane through (0.2, -0.1, 0.4) m" in refused.result.message
 
 
-# --- the README's examples ---------------------------------------------------------------------
+# --- the examples of docs/trajectory_node.md -----------------------------------------------------
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "trajectory_node.md"
 
 
 def readme_example(command: str, message_class: type):
-    """The message of the README's `command ... \\` line, from the quoted YAML on the next
+    """The message of the guide's `command ... \\` line, from the quoted YAML on the next
     line, filled as `ros2 service call` / `ros2 topic pub` fill it (ros2cli is not installable
     here; the bridge's generic JSON conversion takes the parsed YAML)."""
-    lines = README.read_text().splitlines()
+    lines = GUIDE.read_text().splitlines()
     index = next(i for i, line in enumerate(lines) if line.startswith(command))
     text = lines[index + 1].strip()
     assert text[0] == text[-1] == '"', text
     return from_json(message_class, yaml.safe_load(text[1:-1]))
 
 
-def test_the_readme_examples_plan_stream_and_move_along_waypoints(arm):
+def test_the_guide_examples_plan_stream_and_move_along_waypoints(arm):
     start = arm.move_to(0.17, 0.0)
     request = readme_example("ros2 service call /plan_cartesian_path", PlanCartesianPath.Request)
     response = arm.graph.call(arm.plan_client, request)

@@ -1,6 +1,7 @@
-"""Two bringups on one machine, as the README starts them: each page answers for its own arm.
+"""Two bringups on one machine, as docs/launch_and_bringup.md starts them: each page answers
+for its own arm.
 
-The README's two `bringup --namespace ...` lines are read from the README; the test gives them
+The guide's two `bringup --namespace ...` lines are read from the guide; the test gives them
 free ports in place of 8080 and 8081 (those may be taken on a machine that runs a demo), the
 only change.
 """
@@ -25,14 +26,14 @@ from test_web_bridge_protocol import REACHABLE, Client, run, solve_ik_call
 
 from arm_kinematics_interfaces.srv import SolveIK
 
-README = PACKAGE_DIR.parent / "README.md"
+GUIDE = PACKAGE_DIR.parent / "docs" / "launch_and_bringup.md"
 
 
-def readme_bringup_lines() -> list[list[str]]:
-    """The arguments of the README's two-arm `bringup --namespace` lines."""
-    text = README.read_text()
-    section = text[text.index("### Two arms on one machine") :]
-    section = section[: section.index("\n### ", 5)]
+def guide_bringup_lines() -> list[list[str]]:
+    """The arguments of the guide's two-arm `bringup --namespace` lines."""
+    text = GUIDE.read_text()
+    section = text[text.index("## Two arms on one machine") :]
+    section = section[: section.index("\n## ", 5)]
     lines = [line.split(" #", 1)[0] for line in section.splitlines()]
     return [shlex.split(line)[1:] for line in lines if re.match(r"bringup --namespace", line)]
 
@@ -43,15 +44,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def test_two_bringups_as_the_readme_starts_them_each_serve_their_page() -> None:
-    commands = readme_bringup_lines()
+def test_two_bringups_as_the_guide_starts_them_each_serve_their_page() -> None:
+    commands = guide_bringup_lines()
     assert len(commands) == 2, commands
     assert "--web-port" not in commands[0]  # the first arm keeps the default port
     assert commands[1][commands[1].index("--web-port") + 1] == "8081"
     processes, outputs, ports = [], [], []
     for args in commands:
         port = free_port()
-        if "--web-port" in args:  # the README's 8081 becomes a free port
+        if "--web-port" in args:  # the guide's 8081 becomes a free port
             at = args.index("--web-port")
             args = args[:at] + args[at + 2 :]
         args = [str(PACKAGE_DIR.parent / a) if a.endswith(".yaml") else a for a in args]

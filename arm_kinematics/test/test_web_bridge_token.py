@@ -1,4 +1,5 @@
-"""web_bridge on a network address: every client needs the token (README, "The page on the LAN").
+"""web_bridge on a network address: every client needs the token (docs/web_bridge.md, "The page
+on the LAN").
 
 `bringup --web-host 0.0.0.0` runs in a process of its own, as a user starts it; every request
 of these tests goes to a loopback address only (127.0.0.1, or 127.0.0.9 as a second peer:

@@ -20,7 +20,7 @@ the bridge's own few. A call through the bridge takes two such passes (the respo
 its done callbacks, which rclpy runs as executor tasks), and the page's subscriptions one per
 message; on the shared executor they cost the arm's nodes that time as well.
 
-Only this arm's names (bridge/allowlist.py) are reachable; see the README's "Web bridge".
+Only this arm's names (bridge/allowlist.py) are reachable; see docs/web_bridge.md ("Allow-list").
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ class WebBridge(Node):
                 f"binding {self.settings.host}: reachable from the network (parameter host); "
                 "every client must show the token. No TLS: the token and everything the page "
                 "sends cross the network unencrypted; for TLS put web_bridge behind a reverse "
-                "proxy (README, 'The page on the LAN')"
+                "proxy (docs/web_bridge.md, 'The page on the LAN')"
             )
         try:
             self.server = BridgeServer(self.settings, web_root, self, self.get_logger(), token)

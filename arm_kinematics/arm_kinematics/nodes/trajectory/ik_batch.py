@@ -24,8 +24,8 @@ from arm_kinematics_interfaces.srv import SolveIK, SolveIKBatch
 
 RESEND_S_PER_TARGET = 25e-6
 """Seconds per target before a batch is sent again: about three times what the IK node takes
-per target (README: 100,000 targets in 0.62-0.88 s), so that a large batch still being solved
-is not solved twice."""
+per target (docs/ik_node.md: 100,000 targets in 0.62-0.88 s), so that a large batch still being
+solved is not solved twice."""
 
 
 class IkUnavailableError(Exception):

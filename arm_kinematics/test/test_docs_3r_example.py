@@ -1,7 +1,9 @@
-"""The README's 3R command-line example works on the shipped `config/arm_3r.yaml`.
+"""The 3R command-line example of docs/trajectory_node.md works on the shipped
+`config/arm_3r.yaml`.
 
-The example is read from the README itself (the `move_arm ... --heading` line), so the text and
-the test cannot drift apart. The 3R nodes run in this process, with every parameter of the file.
+The example is read from docs/trajectory_node.md itself (the `move_arm ... --heading` line), so
+the text and the test cannot drift apart. The 3R nodes run in this process, with every
+parameter of the file.
 """
 
 from __future__ import annotations
@@ -24,15 +26,15 @@ from arm_kinematics.nodes.hardware_node import HardwareNode
 from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics.nodes.trajectory_node import TrajectoryNode
 
-README = PACKAGE_DIR.parent / "README.md"
+GUIDE = PACKAGE_DIR.parent / "docs" / "trajectory_node.md"
 CONFIG_3R = PACKAGE_DIR / "config" / "arm_3r.yaml"
 
 
-def readme_heading_example() -> list[str]:
-    """The arguments of the README's `move_arm X Y --heading DEG` line (3R arms)."""
+def guide_heading_example() -> list[str]:
+    """The arguments of the guide's `move_arm X Y --heading DEG` line (3R arms)."""
     lines = [
         line
-        for line in README.read_text().splitlines()
+        for line in GUIDE.read_text().splitlines()
         if re.match(r"\s*move_arm .*--heading", line)
     ]
     assert len(lines) == 1, lines
@@ -51,8 +53,8 @@ def arm_3r() -> Iterator[Harness]:
         yield Harness(graph, hardware)
 
 
-def test_the_readme_3r_heading_example_succeeds_on_arm_3r_yaml(arm_3r: Harness) -> None:
-    args = readme_heading_example()
+def test_the_docs_3r_heading_example_succeeds_on_arm_3r_yaml(arm_3r: Harness) -> None:
+    args = guide_heading_example()
     x, y = float(args[0]), float(args[1])
     heading_deg = float(args[args.index("--heading") + 1])
     arm_3r.latest_joints()  # the hardware node is up and publishing
@@ -61,7 +63,7 @@ def test_the_readme_3r_heading_example_succeeds_on_arm_3r_yaml(arm_3r: Harness) 
         code = run(["move_arm", *args, "--timeout", "30", "--quiet"])
     assert code == 0, out.getvalue()
     assert "status: SUCCEEDED (0)" in out.getvalue()
-    # The arm ends at the point with the heading the README promises. SUCCEEDED means the
+    # The arm ends at the point with the heading the guide promises. SUCCEEDED means the
     # joint_states came within trajectory.goal_tolerance_deg of the last setpoint; the servos
     # then settle on it.
     arm = ArmConfig.from_file(CONFIG_3R).make_arm()

@@ -1,6 +1,6 @@
-"""The README's way to read /diagnostics without ros2cli (the PyPI route) works as written.
+"""docs/hardware.md's way to read /diagnostics without ros2cli (the PyPI route) works as written.
 
-The `python -c "..."` line is read from the README itself; it runs as a process beside a
+The `python -c "..."` line is read from docs/hardware.md itself; it runs as a process beside a
 hardware_node of this test's graph and must print the node's status and exit by itself.
 """
 
@@ -16,18 +16,18 @@ from arm_kinematics.nodes.hardware_node import HardwareNode
 
 pytestmark = pytest.mark.ros
 
-README = PACKAGE_DIR.parent / "README.md"
+GUIDE = PACKAGE_DIR.parent / "docs" / "hardware.md"
 
 
-def readme_diagnostics_one_liner() -> str:
-    """The code of the README's `python -c "..."` line that reads /diagnostics."""
-    found = re.findall(r'`python -c "([^"`]*/diagnostics[^"`]*)"`', README.read_text())
+def guide_diagnostics_one_liner() -> str:
+    """The code of the guide's `python -c "..."` line that reads /diagnostics."""
+    found = re.findall(r'`python -c "([^"`]*/diagnostics[^"`]*)"`', GUIDE.read_text())
     assert len(found) == 1, found
     return found[0]
 
 
-def test_the_readme_prints_diagnostics_without_ros2cli() -> None:
-    code = readme_diagnostics_one_liner()
+def test_the_docs_way_prints_diagnostics_without_ros2cli() -> None:
+    code = guide_diagnostics_one_liner()
     with ros_graph() as graph:
         graph.add(HardwareNode(context=graph.context))
         done = subprocess.run(
