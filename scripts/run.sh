@@ -12,7 +12,7 @@ cat >&2 <<'TXT'
 [run]   move_arm 0.10 0.10                   # straight-line move, feedback and result
 [run] A spatial arm (make run ARGS="--config FILE" with layout: spatial) takes 3D targets:
 [run]   move_arm 0.15 0.05 --z 0.10 --pitch -30 --config FILE
-[run]   gripper open --config FILE
+[run]   gripper open                         # the gripper of an arm that has one
 [run] Ctrl-C stops it (servos released, exit 0).
 TXT
 # bringup's output passes through unchanged; when web_bridge logs the address it serves
