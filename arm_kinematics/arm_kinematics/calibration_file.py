@@ -175,9 +175,7 @@ def plan_edit(source: Path, changes: Mapping[str, float], mode: str = NEW_FILE) 
     try:
         tree = document["/**"]["ros__parameters"]
     except (TypeError, KeyError):
-        raise CalibrationFileError(
-            f"{source} has no '/**: ros__parameters:' section"
-        ) from None
+        raise CalibrationFileError(f"{source} has no '/**: ros__parameters:' section") from None
     flat = flatten_parameters(tree)
     try:
         allowed = set(calibration_names(ArmConfig.from_parameters(flat)))

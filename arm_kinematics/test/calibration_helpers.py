@@ -57,7 +57,8 @@ def planar_gripper_text() -> str:
     text = DEFAULT_CONFIG.read_text()
     joints = "    joints:\n"
     hardware = "\n    hardware:\n"
-    assert text.count(joints) == 1 and text.count(hardware) == 1
+    assert text.count(joints) == 1
+    assert text.count(hardware) == 1
     text = text.replace(joints, _GRIPPER + joints)
     return text.replace(hardware, "\n" + _GRIPPER_JOINT + hardware)
 

@@ -8,6 +8,7 @@ bridge. Every wait is for a condition (a register write, a state message).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator
 
@@ -80,7 +81,7 @@ def channel_pulses(bus: FakeI2C, mark: int, channel: int) -> list[tuple[float, f
 
 
 def test_registers_follow_jogs_to_one_count_within_the_range_and_the_slew(rig) -> None:
-    graph, node, bus, client = rig
+    _graph, node, bus, client = rig
     gripper = node.servo_map.joints[2]
     servo = gripper.servo
     assert (servo.min_deg, servo.max_deg) == (40.0, 110.0)  # the file's travel, being found
@@ -107,7 +108,7 @@ def test_registers_follow_jogs_to_one_count_within_the_range_and_the_slew(rig) -
     assert len(pulses) > 20  # a ramp, not a jump
     count_deg = bus.count_us / (servo.max_pulse_us - servo.min_pulse_us) * 180.0
     deg_per_us = servo.actuation_range_deg / (servo.max_pulse_us - servo.min_pulse_us)
-    for (t0, p0), (t1, p1) in zip(pulses, pulses[1:], strict=False):
+    for (_, p0), (_, p1) in itertools.pairwise(pulses):
         assert p1 >= p0 - bus.count_us  # one way
     for i, (t0, p0) in enumerate(pulses):  # never faster than the slew limit, over any window
         for t1, p1 in pulses[i + 1 :: 5]:
@@ -134,9 +135,10 @@ def test_registers_follow_jogs_to_one_count_within_the_range_and_the_slew(rig) -
     ):
         assert not refused.success
         assert "nothing moved" in refused.message
-    assert "beyond the servo's range 0..180 deg (500..2500 us)" in client.jog(
-        "gripper", 181.0, relative=False
-    ).message
+    assert (
+        "beyond the servo's range 0..180 deg (500..2500 us)"
+        in client.jog("gripper", 181.0, relative=False).message
+    )
     assert bus.pulse_us(servo.channel) == pytest.approx(2400.0, abs=bus.count_us)
     assert channel_pulses(bus, mark, servo.channel) == []
     # The state says where the servo is, its pulse and that it is driven.
@@ -145,7 +147,8 @@ def test_registers_follow_jogs_to_one_count_within_the_range_and_the_slew(rig) -
         what="calibration/state at 171 deg",
     )
     assert state.pulse_us == pytest.approx(2400.0)
-    assert state.driven and state.channel == servo.channel
+    assert state.driven
+    assert state.channel == servo.channel
     # Other servos never moved.
     for other in node.servo_map.joints[:2]:
         home = other.servo_deg(other.home)
@@ -155,7 +158,7 @@ def test_registers_follow_jogs_to_one_count_within_the_range_and_the_slew(rig) -
 
 
 def test_release_all_stops_every_pulse_and_a_jog_drives_one_again(rig) -> None:
-    graph, node, bus, client = rig
+    _graph, node, bus, client = rig
     assert not client.call("release_all").success  # only in calibration mode
     assert client.call("enter").success
     answer = client.call("release_all")
@@ -176,4 +179,5 @@ def test_release_all_stops_every_pulse_and_a_jog_drives_one_again(rig) -> None:
     assert client.call("leave").success
     client.wait_active(False)
     assert bus.pwm_writes_since(mark) == []
-    assert bus.pulse_us(shoulder.channel) == pytest.approx(pulse_of(shoulder, 91.0), abs=bus.count_us)
+    held = bus.pulse_us(shoulder.channel)
+    assert held == pytest.approx(pulse_of(shoulder, 91.0), abs=bus.count_us)

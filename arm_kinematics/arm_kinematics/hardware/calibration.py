@@ -100,7 +100,9 @@ class CalibrationMode:
 
     @property
     def moving(self) -> bool:
-        return any(d and a != t for a, t, d in zip(self.angles, self.targets, self.driven))
+        return any(
+            d and a != t for a, t, d in zip(self.angles, self.targets, self.driven, strict=True)
+        )
 
     def steps(self, elapsed_s: float) -> list[tuple[int, float]]:
         """The next angle of every driven servo that is not at its target, each at most its

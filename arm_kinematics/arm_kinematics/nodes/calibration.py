@@ -51,7 +51,10 @@ if TYPE_CHECKING:
 STATE_PERIOD_S = 0.1
 """calibration/state while the mode is on (and within this of any change)."""
 _JOG_MODES = {JogServo.Request.DEGREES: DEGREES, JogServo.Request.PULSE_US: PULSE_US}
-_FILE_MODES = {CalibrationFile.Request.NEW_FILE: NEW_FILE, CalibrationFile.Request.OVERWRITE: OVERWRITE}
+_FILE_MODES = {
+    CalibrationFile.Request.NEW_FILE: NEW_FILE,
+    CalibrationFile.Request.OVERWRITE: OVERWRITE,
+}
 
 
 @dataclass(frozen=True)
@@ -248,7 +251,9 @@ class CalibrationServices:
             response.message = "a name is given twice"
             return None
         try:
-            edit = plan_edit(Path(config_file), dict(zip(request.names, request.values)), mode)
+            edit = plan_edit(
+                Path(config_file), dict(zip(request.names, request.values, strict=True)), mode
+            )
         except CalibrationFileError as error:
             response.message = str(error)
             return None

@@ -296,7 +296,9 @@ class HardwareNode(Node):
                 return False, words
             angles = [
                 a if a is not None else s
-                for a, s in zip(self._written, self.servo_map.servo_angles(self._position))
+                for a, s in zip(
+                    self._written, self.servo_map.servo_angles(self._position), strict=True
+                )
             ]
             speeds = [
                 min(self.calibration_settings.jog_speed_deg_s, math.degrees(j.max_velocity))
@@ -414,7 +416,9 @@ class HardwareNode(Node):
             else:
                 angles = [
                     a if a is not None else s
-                    for a, s in zip(self._written, self.servo_map.servo_angles(self._position))
+                    for a, s in zip(
+                        self._written, self.servo_map.servo_angles(self._position), strict=True
+                    )
                 ]
                 servos = [(a, a, True) for a in angles]
             return session is not None, self._calibration_note, servos
