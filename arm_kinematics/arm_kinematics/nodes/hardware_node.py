@@ -292,7 +292,7 @@ class HardwareNode(Node):
                 )
             if problem is not None:
                 words = f"calibration mode refused: {problem}"
-                self.get_logger().warning(words)
+                self.get_logger().warning(words, throttle_duration_sec=WARN_THROTTLE_S)
                 return False, words
             angles = [
                 a if a is not None else s
