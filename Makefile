@@ -24,6 +24,7 @@ test: lint
 	  arm_kinematics/arm_kinematics/nodes/refusals.py \
 	  arm_kinematics/arm_kinematics/bridge arm_kinematics/arm_kinematics/config.py \
 	  arm_kinematics/arm_kinematics/hardware/mapping.py arm_kinematics/arm_kinematics/hardware/gripper.py \
+	  arm_kinematics/arm_kinematics/hardware/calibration.py arm_kinematics/arm_kinematics/calibration_file.py \
 	  $(PYTEST_ARGS)
 
 bench: setup

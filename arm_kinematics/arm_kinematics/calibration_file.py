@@ -147,11 +147,14 @@ def _locate(tree: Any, name: str) -> tuple[Any, str] | None:
     return None
 
 
-def _file_value(name: str, value: float) -> float | int:
-    """`value` as the file writes it: a whole number for the sign and the pulse widths,
-    degrees rounded to DEGREE_DECIMALS; CalibrationFileError for anything else."""
+def _file_value(name: str, value: float, current: Any) -> float | int:
+    """`value` as the file writes it: the file's own value when equal to it (its digits
+    kept), a whole number for the sign and the pulse widths, degrees rounded to
+    DEGREE_DECIMALS; CalibrationFileError for anything else."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise CalibrationFileError(f"{name} = {value!r}: not a finite number")
+    if isinstance(current, int | float) and math.isclose(current, value, rel_tol=0, abs_tol=1e-9):
+        return current
     key = name.rsplit(".", 1)[-1]
     if key in _INTEGER_KEYS:
         if not float(value).is_integer():
@@ -193,7 +196,8 @@ def plan_edit(source: Path, changes: Mapping[str, float], mode: str = NEW_FILE) 
         located = _locate(tree, name)
         if located is None:
             raise CalibrationFileError(f"'{name}' is not in {source}: add it there first")
-        values[name] = _file_value(name, value)
+        holder, key = located
+        values[name] = _file_value(name, value, holder[key])
     try:
         ArmConfig.from_parameters({**flat, **values})
     except ConfigError as error:
@@ -203,7 +207,7 @@ def plan_edit(source: Path, changes: Mapping[str, float], mode: str = NEW_FILE) 
     changed = []
     for name, value in values.items():
         holder, key = _locate(tree, name)  # type: ignore[misc]
-        if holder[key] != value:  # an equal value keeps its text as it is
+        if holder[key] is not value:  # the file's own value keeps its text as it is
             changed.append(name)
             holder[key] = value
     stream = io.StringIO()
