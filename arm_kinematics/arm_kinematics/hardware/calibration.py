@@ -43,7 +43,7 @@ def jog_target(
     >>> jog_target(servo, 179.0, DEGREES, True, 2.0)
     Traceback (most recent call last):
     ...
-    arm_kinematics.hardware.calibration.JogError: channel 0: servo angle 181 deg (2611 us) is \
+    arm_kinematics.hardware.calibration.JogError: channel 0: servo angle 181 deg (2511 us) is \
 beyond the servo's range 0..180 deg (500..2500 us); nothing moved
     """
     if mode not in JOG_MODES:
