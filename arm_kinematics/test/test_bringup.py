@@ -79,7 +79,7 @@ def test_ros_arguments_give_every_node_the_file_backend_and_namespace() -> None:
         "--params-file",
         "/c/arm.yaml",
         "-p",
-        "hardware_node:config_file:='/c/arm.yaml'",  # where calibration/save writes
+        "config_file:='/c/arm.yaml'",  # hardware_node's: where calibration/save writes
         "-p",
         "hardware.backend:=servokit",
         "-r",
@@ -91,7 +91,7 @@ def test_ros_arguments_give_every_node_the_file_backend_and_namespace() -> None:
         "--params-file",
         "/c/arm.yaml",
         "-p",
-        "hardware_node:config_file:='/c/arm.yaml'",
+        "config_file:='/c/arm.yaml'",
     ]
 
 

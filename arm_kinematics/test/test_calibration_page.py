@@ -210,10 +210,12 @@ def test_a_guided_calibration_is_saved_and_bringup_runs_it(browser, tmp_path: Pa
         stack = Stack(saved)
         try:
             wait_for(
-                lambda: (d := listener.degrees())
-                and d["shoulder"] == pytest.approx(-10.0, abs=1e-6)
-                and d["elbow"] == pytest.approx(45.0, abs=1e-6)
-                and d["gripper"] == pytest.approx(0.0, abs=1e-6),
+                lambda: (
+                    (d := listener.degrees())
+                    and d["shoulder"] == pytest.approx(-10.0, abs=1e-6)
+                    and d["elbow"] == pytest.approx(45.0, abs=1e-6)
+                    and d["gripper"] == pytest.approx(0.0, abs=1e-6)
+                ),
                 what="the joints at the home the page set",
             )
             wait_for(lambda: listener.servo_deg("shoulder") is not None, what="calibration/state")

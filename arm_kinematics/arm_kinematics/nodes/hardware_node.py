@@ -371,10 +371,10 @@ class HardwareNode(Node):
                 raise JogError(
                     f"unknown joint '{joint}' (this arm's servos: {', '.join(self._names)})"
                 )
+            session.beat(time.monotonic())  # a jog, even a refused one, is a heartbeat
             servo = self.servo_map.joints[index].servo
             start = session.targets[index] if session.driven[index] else session.angles[index]
             target = jog_target(servo, start, mode, relative, value)
-            session.beat(time.monotonic())
             if not session.driven[index]:  # driven again, from the angle it was released at
                 error = self._write_channel(index, session.angles[index])
                 if error is not None:
