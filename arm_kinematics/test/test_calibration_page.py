@@ -171,9 +171,7 @@ def test_a_guided_calibration_is_saved_and_bringup_runs_it(browser, tmp_path: Pa
         page.locator("#diff").scroll_into_view_if_needed()
         shot(page, "calibration-diff.png")
         page.click("#save")
-        page.wait_for_function(
-            "() => document.getElementById('save-message').dataset.tone === 'ok'"
-        )
+        page.wait_for_function("() => document.getElementById('save-message').dataset.path")
         message = page.inner_text("#save-message")
         saved = tmp_path / "arm_gripper.calibrated.yaml"
         assert f"bringup --config {saved}" in message

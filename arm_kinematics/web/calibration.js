@@ -287,6 +287,7 @@ async function preview() {
   const request = { ...page.trial.request(), mode: saveMode(), expected_sha256: "" };
   const answer = await call("calibration/preview", FILE, request);
   stats.previews += 1;
+  $("save-message").dataset.path = ""; // set by a save only
   $("save-message").textContent = answer.message;
   $("save-message").dataset.tone = answer.success ? "ok" : "refused";
   showDiff(answer.success ? answer.diff : "");
