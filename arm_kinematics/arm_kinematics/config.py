@@ -82,6 +82,25 @@ class ServoConfig:
         ends = sorted(self.set_angle(v) for v in (self.min_deg, self.max_deg))
         return (ends[0], ends[1])
 
+    def pulse_us(self, servo_deg: float) -> float:
+        """The pulse width (microseconds) of a servo angle (servo degrees): linear from
+        `min_pulse_us` at 0 to `max_pulse_us` at `actuation_range_deg`, as ServoKit makes it.
+
+        >>> ServoConfig(0, 90.0, 1, 0.0, 180.0, 180.0, 500, 2500).pulse_us(45.0)
+        1000.0
+        """
+        span = self.max_pulse_us - self.min_pulse_us
+        return self.min_pulse_us + servo_deg / self.actuation_range_deg * span
+
+    def servo_deg_at(self, pulse_us: float) -> float:
+        """The inverse of `pulse_us`: the servo angle (servo degrees) of a pulse width (us).
+
+        >>> ServoConfig(0, 90.0, 1, 0.0, 180.0, 180.0, 500, 2500).servo_deg_at(1000.0)
+        45.0
+        """
+        span = self.max_pulse_us - self.min_pulse_us
+        return (pulse_us - self.min_pulse_us) / span * self.actuation_range_deg
+
 
 @dataclass(frozen=True)
 class JointConfig:

@@ -164,7 +164,11 @@ def generate_launch_description() -> LaunchDescription:
                 package=PACKAGE,
                 executable="hardware_node",
                 namespace=namespace,
-                parameters=arm_parameters,
+                # config_file: where calibration/save writes beside (or over) the params file.
+                parameters=[
+                    *arm_parameters,
+                    {"config_file": ParameterValue(config, value_type=str)},
+                ],
                 output="screen",
             ),
             Node(

@@ -79,6 +79,8 @@ def test_ros_arguments_give_every_node_the_file_backend_and_namespace() -> None:
         "--params-file",
         "/c/arm.yaml",
         "-p",
+        "config_file:='/c/arm.yaml'",  # hardware_node's: where calibration/save writes
+        "-p",
         "hardware.backend:=servokit",
         "-r",
         "__ns:=/arm_a",
@@ -88,6 +90,8 @@ def test_ros_arguments_give_every_node_the_file_backend_and_namespace() -> None:
         "--ros-args",
         "--params-file",
         "/c/arm.yaml",
+        "-p",
+        "config_file:='/c/arm.yaml'",
     ]
 
 

@@ -20,6 +20,7 @@ REPO_DIR = PACKAGE_DIR.parent
 ROSDEP_KEYS = {
     "numpy": "python3-numpy",
     "yaml": "python3-yaml",
+    "ruamel": "python3-ruamel.yaml",
     "transforms3d": "python3-transforms3d",
     "pytest": "python3-pytest",
     "hypothesis": "python3-hypothesis",

@@ -15,11 +15,12 @@ import { Rosbridge } from "./rosbridge.js";
 import { ArmChain, jointMap } from "./urdf.js";
 import { PlanarView } from "./planar_view.js";
 import { TargetFields, buildReadouts, setStatus, showLive, showSolution, statusTone } from "./panel.js";
+import { JogPanel } from "./jog_panel.js";
 
 const IK_STATUS = ["OK", "SINGULAR", "TOO_FAR", "TOO_CLOSE", "JOINT_LIMIT", "ORIENTATION_UNREACHABLE",
   "INVALID_INPUT", "WRONG_FRAME", "OFF_PLANE", "INVALID_ORIENTATION"];
 const MOVE_STATUS = ["SUCCEEDED", "INVALID_GOAL", "IK_FAILED", "JOINT_JUMP", "CANCELED", "PREEMPTED",
-  "IK_UNAVAILABLE", "HARDWARE_FAULT", "NO_JOINT_STATE", "SHUTDOWN"];
+  "IK_UNAVAILABLE", "HARDWARE_FAULT", "NO_JOINT_STATE", "SHUTDOWN", "CALIBRATING"];
 const POSITION_ONLY = 0; // SolveIK and MoveArm orientation_mode values
 const TOOL_ANGLE = 1;
 const MOVE_LINEAR = 0;
@@ -399,6 +400,7 @@ function onJointStates(msg) {
 // --- start ---------------------------------------------------------------------------------
 
 const ros = new Rosbridge(bridgeUrl, { onConnection });
+new JogPanel($("jog-panel"), ros, namespace);
 $("bridge-url").textContent = `bridge ${bridgeUrl}${namespace ? `, namespace ${namespace}` : ""}`;
 
 ros.subscribe(names.robotDescription, "std_msgs/msg/String", onRobotDescription);

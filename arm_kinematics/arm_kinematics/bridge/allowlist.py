@@ -23,13 +23,22 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
+from std_srvs.srv import SetBool, Trigger
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
 from arm_kinematics.bridge.convert import type_name
 from arm_kinematics.bridge.protocol import MessageId, ProtocolError
 from arm_kinematics_interfaces.action import MoveArm
-from arm_kinematics_interfaces.srv import ComputeFK, PlanCartesianPath, SolveIK, SolveIKBatch
+from arm_kinematics_interfaces.msg import CalibrationState
+from arm_kinematics_interfaces.srv import (
+    CalibrationFile,
+    ComputeFK,
+    JogServo,
+    PlanCartesianPath,
+    SolveIK,
+    SolveIKBatch,
+)
 
 
 @dataclass(frozen=True)
@@ -57,12 +66,24 @@ TOPICS = (
     Interface("clicked_point", PointStamped, subscribe=True, publish=True),
     # Checked by trajectory_node (names, times, limits, speeds) like any other publisher's.
     Interface("joint_trajectory", JointTrajectory, publish=True),
+    # The hardware node's calibration mode (the calibration page).
+    Interface("calibration/state", CalibrationState, latched=True, subscribe=True),
 )
 SERVICES = (
     Interface("solve_ik", SolveIK),
     Interface("solve_ik_batch", SolveIKBatch),
     Interface("compute_fk", ComputeFK),
     Interface("plan_cartesian_path", PlanCartesianPath),
+    # Calibration mode (hardware_node, nodes/calibration.py): the calibration page's services.
+    Interface("calibration/enter", Trigger),
+    Interface("calibration/leave", Trigger),
+    Interface("calibration/jog", JogServo),
+    Interface("calibration/release_all", Trigger),
+    Interface("calibration/heartbeat", Trigger),
+    Interface("calibration/preview", CalibrationFile),
+    Interface("calibration/save", CalibrationFile),
+    # The sim backend's simulated bus fault (absent on servokit: a call then times out).
+    Interface("simulate_fault", SetBool),
 )
 ACTIONS = (Interface("move_arm", MoveArm),)
 

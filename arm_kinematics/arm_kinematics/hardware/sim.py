@@ -6,11 +6,15 @@ real servos; the rest of the stack cannot tell the difference.
 
 For tests, an obstacle can be put in a servo's way (`block`): the servo then stops there, as a
 gripper's fingers stop on an object, and reports where it stopped (`measured_deg`), the one
-feedback this backend gives. Real hobby servos report nothing.
+feedback this backend gives. Real hobby servos report nothing. And the simulated bus can be
+made to fail (`fail`, until `heal`), as an I2C bus does: every write, check and restore raises
+OSError, so the hardware node's fault handling (and the page's fault banner) can be seen
+without a board.
 """
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Sequence
 
 from arm_kinematics.config import ServoConfig
@@ -27,6 +31,7 @@ class SimBackend(ServoBackend):
         self.angles: dict[int, float | None] = dict.fromkeys(self._servos)
         # channel -> (obstacle angle, +1 or -1: the side of it the servo is on)
         self._obstacles: dict[int, tuple[float, float]] = {}
+        self._failure: str | None = None  # the simulated bus fault's message, while it lasts
 
     @property
     def hardware_id(self) -> str:
@@ -36,7 +41,26 @@ class SimBackend(ServoBackend):
     def channels(self) -> tuple[int, ...]:
         return tuple(self._servos)
 
+    def fail(self, message: str = "simulated bus fault") -> None:
+        """From now on every write, check and restore raises OSError(EREMOTEIO, message)."""
+        self._failure = message
+
+    def heal(self) -> None:
+        """The simulated bus works again (the servos kept their angles)."""
+        self._failure = None
+
+    def _check_bus(self) -> None:
+        if self._failure is not None:
+            raise OSError(errno.EREMOTEIO, self._failure)
+
+    def check(self) -> None:
+        self._check_bus()
+
+    def restore(self) -> None:
+        self._check_bus()
+
     def write(self, channel: int, servo_deg: float) -> None:
+        self._check_bus()
         servo = self._servos[channel]
         # The same range check as adafruit_motor's Servo, so a mapping bug shows in simulation too.
         if not 0.0 <= servo_deg <= servo.actuation_range_deg:
@@ -44,6 +68,7 @@ class SimBackend(ServoBackend):
         self.angles[channel] = servo_deg
 
     def release(self, channel: int) -> None:
+        self._check_bus()
         self.angles[channel] = None
 
     def block(self, channel: int, servo_deg: float) -> None:

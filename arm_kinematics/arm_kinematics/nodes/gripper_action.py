@@ -82,6 +82,12 @@ class GripperAction:
             "accepted but not applied (hobby servos have no effort control): results say effort 0"
         )
 
+    @property
+    def running(self) -> bool:
+        """Whether a goal may move the gripper now."""
+        with self._lock:
+            return self._active is not None
+
     def preempt(self, reason: str) -> None:
         """End the running goal (ABORTED): something newer moves the gripper."""
         with self._lock:

@@ -15,6 +15,10 @@ Interfaces (relative names, so a namespace moves them all):
   polyline with the LINEAR rules and returns the timed JointTrajectory; nothing moves;
 - publisher `trajectory_markers` (visualization_msgs/MarkerArray, transient local): the planned
   path, and on an abort the feasible part, the failing step and its status.
+- subscription `calibration/state` (arm_kinematics_interfaces/CalibrationState, transient
+  local, from the hardware node): while calibration mode is on, every MoveArm goal, joint
+  trajectory and clicked point is refused (CALIBRATING; the motion running when it begins is
+  stopped); `plan_cartesian_path` plans as usual (it moves nothing).
 
 Targets and waypoints may be stamped in the base frame or, with a mount, the mount's parent
 frame; they are transformed into the base frame before planning (`frames.TargetFrames`).
@@ -84,6 +88,7 @@ from arm_kinematics.nodes.trajectory.streaming import (
 )
 from arm_kinematics.rclpy_compat.action_client import destroy_actions
 from arm_kinematics_interfaces.action import MoveArm
+from arm_kinematics_interfaces.msg import CalibrationState
 from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK, SolveIKBatch
 
 __all__ = ["GoalTiming", "TrajectoryNode", "main", "status_name"]
@@ -199,6 +204,28 @@ class TrajectoryNode(Node):
         self.create_service(
             PlanCartesianPath, "plan_cartesian_path", self._on_plan_request, callback_group=group
         )
+        self.create_subscription(
+            CalibrationState,
+            "calibration/state",
+            self._on_calibration_state,
+            QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL),
+            callback_group=group,
+        )
+
+    def _on_calibration_state(self, msg: CalibrationState) -> None:
+        if msg.active and not self._admission.held:
+            stopped = self._admission.hold(
+                "the hardware node is in calibration mode: motions are refused until it "
+                "leaves it (calibration/leave)"
+            )
+            self.get_logger().warning(
+                "calibration mode on: MoveArm goals, joint trajectories and clicked points are "
+                "refused until it ends"
+                + (f"; stopped the running {stopped.label}" if stopped else "")
+            )
+        elif not msg.active and self._admission.held:
+            self._admission.release_hold()
+            self.get_logger().info("calibration mode off: motions are accepted again")
 
     def _on_joint_state(self, msg: JointState) -> None:
         try:

@@ -46,6 +46,7 @@ STATUS_NAMES = constant_names(
         "HARDWARE_FAULT",
         "NO_JOINT_STATE",
         "SHUTDOWN",
+        "CALIBRATING",
     ),
 )
 MODE_NAMES = {MoveArm.Goal.LINEAR: "LINEAR", MoveArm.Goal.JOINT: "JOINT"}
@@ -251,7 +252,9 @@ class Admission:
     A valid goal becomes the active one at once and stops the goal before it (PREEMPTED); an
     invalid goal is registered (so that it gets its INVALID_GOAL result) without disturbing
     anyone. Only one goal holds the motion (plans and streams) at a time; a preempted goal
-    gives it up within one tick of its stream.
+    gives it up within one tick of its stream. While `hold` is on (the hardware node is in
+    calibration mode) every valid motion is stopped as it comes (CALIBRATING, the hold's
+    reason) and so is the one running when the hold begins.
     """
 
     def __init__(self) -> None:
@@ -260,6 +263,7 @@ class Admission:
         self._runs: dict[bytes, GoalRun] = {}
         self._active: GoalRun | None = None
         self._closing = False
+        self._held: str | None = None  # why every motion is refused now (calibration)
         self._motion = threading.Lock()
 
     def admit(self, key: bytes, move: Move | TrajectoryMove, label: str = "goal") -> GoalRun:
@@ -277,6 +281,8 @@ class Admission:
         with self._lock:
             if self._closing:
                 run.stop(Result.SHUTDOWN, SHUTDOWN_REASON)
+            elif self._held is not None and run.move is not None:
+                run.stop(Result.CALIBRATING, self._held)  # refused: nobody is disturbed
             elif run.move is not None:
                 previous, self._active = self._active, run
                 if previous is not None:
@@ -292,6 +298,25 @@ class Admission:
         if previous is not None:
             previous.stop(Result.PREEMPTED, reason)
         return previous
+
+    def hold(self, reason: str) -> GoalRun | None:
+        """Refuse every motion from now on (CALIBRATING, `reason`) and stop the active one;
+        the stopped run, or None."""
+        with self._lock:
+            self._held = reason
+            previous, self._active = self._active, None
+        if previous is not None:
+            previous.stop(Result.CALIBRATING, reason)
+        return previous
+
+    def release_hold(self) -> None:
+        """Motions are admitted again."""
+        with self._lock:
+            self._held = None
+
+    @property
+    def held(self) -> bool:
+        return self._held is not None
 
     def find(self, key: bytes) -> GoalRun | None:
         with self._lock:
