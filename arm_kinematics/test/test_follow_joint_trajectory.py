@@ -28,6 +28,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from arm_kinematics.config import ArmConfig, default_config_path, load_parameters_file
 from arm_kinematics.nodes.hardware_node import HardwareNode
 from arm_kinematics.nodes.ik_node import IkNode
+from arm_kinematics.nodes.params import ParameterStartupError
 from arm_kinematics.nodes.trajectory.follow_joint_trajectory import duration
 from arm_kinematics.nodes.trajectory_node import TrajectoryNode
 from arm_kinematics.rclpy_compat.action_client import ActionClient
@@ -510,6 +511,98 @@ def test_an_invalid_goal_does_not_disturb_the_running_one(kit: Probe) -> None:
     answer = kit.result(running)
     assert answer.status == GoalStatus.STATUS_SUCCEEDED, answer.result.error_string
     assert kit.wait_still() == pytest.approx(POSE_B, abs=1e-9)
+
+
+# --- the MoveIt route and the parameters ---------------------------------------------------------
+
+ACTION_TYPES = {
+    "FollowJointTrajectory": "control_msgs/action/FollowJointTrajectory",
+    "GripperCommand": "control_msgs/action/GripperCommand",
+}
+
+
+def test_moveit_controllers_yaml_names_what_the_nodes_really_serve(kit: Probe) -> None:
+    import yaml
+    from rclpy.action import get_action_server_names_and_types_by_node
+
+    document = yaml.safe_load(default_config_path("moveit_controllers.yaml").read_text())
+    assert document["moveit_controller_manager"] == (
+        "moveit_simple_controller_manager/MoveItSimpleControllerManager"
+    )
+    manager = document["moveit_simple_controller_manager"]
+    served: dict[str, list[str]] = {}
+    for node in ("trajectory_node", "hardware_node"):
+
+        def found(name=node):
+            return get_action_server_names_and_types_by_node(kit.node, name, "/")
+
+        served.update(wait_for(found, what=f"{node}'s action servers"))
+    joints = {
+        "FollowJointTrajectory": list(KIT.joint_names),
+        "GripperCommand": [KIT.gripper.name],
+    }
+    assert sorted(manager["controller_names"]) == ["arm_controller", "gripper_controller"]
+    for name in manager["controller_names"]:
+        controller = manager[name]
+        kind = controller["type"]
+        # MoveIt's action client: <controller name>/<action_ns>, in move_group's namespace.
+        assert served[f"/{name}/{controller['action_ns']}"] == [ACTION_TYPES[kind]], name
+        assert sorted(controller["joints"]) == sorted(joints[kind]), name
+        assert controller["default"] is True
+    arm = manager["arm_controller"]
+    assert kit.trajectory.get_parameter("controller_name").value == "arm_controller"
+    assert arm["joints"] == list(KIT.joint_names)
+
+
+FOLLOW_PARAMETERS = {
+    "controller_name": "arm_controller",
+    "allow_partial_joints_goal": False,
+    "constraints.goal_time_s": 1.0,
+    "constraints.elbow.trajectory_deg": 0.0,
+    "constraints.elbow.goal_deg": 1.0,  # trajectory.goal_tolerance_deg
+}
+
+
+def test_the_action_parameters_are_read_only_described_and_validated(kit: Probe, capfd) -> None:
+    node = kit.trajectory
+    for name, default in FOLLOW_PARAMETERS.items():
+        assert node.get_parameter(name).value == pytest.approx(default), name
+        descriptor = node.describe_parameter(name)
+        assert descriptor.read_only, name
+        assert descriptor.description, name
+    for joint in NAMES:
+        assert node.has_parameter(f"constraints.{joint}.goal_deg")
+    refused = node.set_parameters([Parameter("controller_name", value="other")])
+    assert not refused[0].successful
+    bad = [
+        ("controller_name", "arm controller", "must not contain characters other than"),
+        ("controller_name", "", "must not be empty"),
+        ("controller_name", "arms/left", "must not contain characters other than"),
+        ("constraints.goal_time_s", -1.0, "must be a finite number >= 0"),
+        ("constraints.elbow.goal_deg", math.nan, "must be a finite number >= 0"),
+        ("constraints.shoulder.trajectory_deg", "wide", "must be a number"),
+        ("allow_partial_joints_goal", "yes", "allow_partial_joints_goal"),
+    ]
+    with ros_graph() as graph:
+        arm = [Parameter(n, value=v) for n, v in load_parameters_file(KIT_PATH).items()]
+        for name, value, words in bad:
+            with pytest.raises(ParameterStartupError):
+                TrajectoryNode(
+                    context=graph.context,
+                    namespace="/bad_follow",
+                    parameter_overrides=[*arm, Parameter(name, value=value)],
+                )
+            logged = capfd.readouterr().err
+            assert f"invalid configuration: parameter '{name}'" in logged, logged
+            assert words in logged, logged
+        # A whole number for a double is taken as one.
+        node = TrajectoryNode(
+            context=graph.context,
+            namespace="/whole_numbers",
+            parameter_overrides=[*arm, Parameter("constraints.goal_time_s", value=2)],
+        )
+        assert node.get_parameter("constraints.goal_time_s").value == 2
+        graph.add(node)
 
 
 # --- the planar arm: its own controller name, partial goals, MoveArm and the topic -------------
