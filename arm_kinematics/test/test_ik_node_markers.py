@@ -65,9 +65,7 @@ def test_status_colours() -> None:
 
 
 def test_request_markers_without_a_drawable_target_delete_the_old_ones() -> None:
-    markers = by_key(
-        request_markers(None, "base_link", "INVALID_INPUT", None, None, frame_id="b", z=0)
-    )
+    markers = by_key(request_markers(None, "base_link", "INVALID_INPUT", None, None, frame_id="b"))
     assert {m.action for m in markers.values()} == {Marker.DELETE}
 
 

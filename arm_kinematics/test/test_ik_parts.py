@@ -13,10 +13,18 @@ import pytest
 from sensor_msgs.msg import JointState
 
 from arm_kinematics.config import ArmConfig, MountConfig
+from arm_kinematics.kinematics import SpatialArm
 from arm_kinematics.nodes.ik.batch import check_size, solve_ik_batch
 from arm_kinematics.nodes.ik.fk import compute_fk, fk_status, frame_names
 from arm_kinematics.nodes.ik.markers import MarkerRequest
-from arm_kinematics.nodes.ik.requests import IkSetup, branch_of, current_joints, layout_for
+from arm_kinematics.nodes.ik.requests import (
+    IkSetup,
+    PlanarLayout,
+    SpatialLayout,
+    branch_of,
+    current_joints,
+    layout_for,
+)
 from arm_kinematics.nodes.ik.solve import solve_ik
 from arm_kinematics.nodes.messages import JointStateError
 from arm_kinematics.nodes.refusals import OffPlane, Refusal, WrongFrame
@@ -135,9 +143,10 @@ def test_compute_fk_gives_the_frames_as_tf_names_them_and_its_own_statuses():
     assert fk_status(Refusal("anything else")) == FK.INVALID_INPUT
 
 
-def test_only_a_planar_arm_has_a_layout_so_far():
-    with pytest.raises(TypeError, match="planar arms only, not a object"):
-        layout_for(object(), SETUP.targets)
+def test_each_kind_of_arm_gets_its_own_layout():
+    spatial = SpatialArm((0.1, 0.08), shoulder_height=0.05)
+    assert isinstance(layout_for(spatial, SETUP.targets), SpatialLayout)
+    assert isinstance(layout_for(SETUP.arm, SETUP.targets), PlanarLayout)
 
 
 def test_the_markers_of_a_request_draw_only_what_was_answered():

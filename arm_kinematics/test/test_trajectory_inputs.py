@@ -31,6 +31,7 @@ from arm_kinematics.nodes.trajectory.planning import (
     PlannedMove,
     plan_move,
 )
+from arm_kinematics.nodes.trajectory.poses import ToolPoses
 from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK
 
@@ -134,7 +135,7 @@ def test_a_trajectory_without_a_start_pose_is_refused():
 
 def test_a_trajectory_and_a_goal_preempt_each_other_and_an_empty_one_stops_the_running_one():
     admission = Admission()
-    goal = admission.admit(b"1", Move(0, 0.12, 0.05, None, 0.05, 0.001))
+    goal = admission.admit(b"1", Move(0, (0.12, 0.05), 0.05, 0.001))
     trajectory = TrajectoryMove.from_message(message(NAMES, [(1.0, HOME)]))
     first = admission.admit(b"2", trajectory, "joint trajectory")
     assert goal.stop_status == Result.PREEMPTED
@@ -142,7 +143,7 @@ def test_a_trajectory_and_a_goal_preempt_each_other_and_an_empty_one_stops_the_r
     assert first.stop_status is None
     second = admission.admit(b"3", trajectory, "joint trajectory")
     assert first.stop_status == Result.PREEMPTED
-    newer_goal = admission.admit(b"4", Move(0, 0.12, 0.05, None, 0.05, 0.001))
+    newer_goal = admission.admit(b"4", Move(0, (0.12, 0.05), 0.05, 0.001))
     assert second.stop_reason == "preempted by a newer goal"
     assert admission.stop_active("stopped by an empty joint trajectory") is newer_goal
     assert newer_goal.stop_status == Result.PREEMPTED
@@ -177,7 +178,7 @@ def test_goal_waypoints_and_targets_in_the_parent_frame_are_moved_into_the_base_
     goal = arm_goal(*world_of(0.12, 0.05)[:2], "world", [world_of(0.15, 0.02)], z=0.3)
     move = validate(goal, MOUNTED, max_waypoints=5)
     assert isinstance(move, Move)
-    assert (move.x, move.y) == pytest.approx((0.12, 0.05), abs=1e-12)
+    assert move.target[:2] == pytest.approx((0.12, 0.05), abs=1e-12)
     assert move.waypoints[0] == pytest.approx((0.15, 0.02), abs=1e-12)
     # Without the mount, 'world' is an unknown frame.
     with pytest.raises(WrongFrame) as refused:
@@ -212,7 +213,7 @@ def test_tool_angles_give_the_target_and_every_waypoint_its_heading():
     goal.tool_angle = 0.3
     goal.waypoint_tool_angles = [0.1, -0.2]
     move = validate(goal, MOUNTED)
-    assert move.heading == 0.3
+    assert move.target[2] == 0.3
     assert move.waypoints == ((0.15, 0.02, 0.1), (0.14, 0.08, -0.2))
     goal.waypoint_tool_angles = [0.1]
     with pytest.raises(Refusal) as refused:
@@ -226,9 +227,9 @@ def test_tool_angles_give_the_target_and_every_waypoint_its_heading():
 
 
 def test_a_goal_with_waypoints_plans_the_whole_polyline_or_aborts_at_its_failing_segment():
-    run = Admission().admit(b"1", Move(0, 0.12, 0.05, None, 0.05, 0.001))
+    run = Admission().admit(b"1", Move(0, (0.12, 0.05), 0.05, 0.001))
     corners = [tip_of(HOME), (0.15, 0.02), (0.14, 0.08), (0.12, 0.05)]
-    move = Move(0, 0.12, 0.05, None, 0.05, 0.001, waypoints=((0.15, 0.02), (0.14, 0.08)))
+    move = Move(0, (0.12, 0.05), 0.05, 0.001, waypoints=((0.15, 0.02), (0.14, 0.08)))
     planned = plan_move(ARM, CONFIG, move, HOME, chain_solver(ARM), run)
     assert isinstance(planned, PlannedMove)
     tips = [tip_of(q) for q in planned.setpoints.joints]
@@ -238,7 +239,7 @@ def test_a_goal_with_waypoints_plans_the_whole_polyline_or_aborts_at_its_failing
     steps = np.abs(np.diff(np.vstack((HOME, planned.setpoints.joints)), axis=0))
     assert np.all(steps <= LIMITS * planned.setpoints.period * (1 + 1e-9))
     # Through the joint-limit hole (nothing closer than sqrt(L1^2 + L2^2) = 0.128 m).
-    hole = Move(0, 0.12, 0.05, None, 0.05, 0.001, waypoints=((0.15, 0.02), (0.0, 0.17)))
+    hole = Move(0, (0.12, 0.05), 0.05, 0.001, waypoints=((0.15, 0.02), (0.0, 0.17)))
     failed = plan_move(ARM, CONFIG, hole, HOME, chain_solver(ARM), run)
     assert failed.status == Result.IK_FAILED
     assert failed.ik_status == SolveIK.Response.JOINT_LIMIT
@@ -251,7 +252,7 @@ def test_a_goal_with_waypoints_plans_the_whole_polyline_or_aborts_at_its_failing
 
 
 def test_a_goal_needing_too_many_points_in_all_is_refused_before_any_ik():
-    run = Admission().admit(b"1", Move(0, 0.12, 0.05, None, 0.05, 0.001))
+    run = Admission().admit(b"1", Move(0, (0.12, 0.05), 0.05, 0.001))
     calls = []
 
     def solve(points, seed) -> IkAnswers:
@@ -261,7 +262,7 @@ def test_a_goal_needing_too_many_points_in_all_is_refused_before_any_ik():
     waypoints = ((0.15, 0.02), (0.12, 0.05)) * 50  # 100 segments of about 4 cm
     step = 100 * 0.04 / MAX_PLAN_POINTS * 0.9
     with pytest.raises(Refusal, match=rf"the most is {MAX_PLAN_POINTS}"):
-        plan_move(ARM, CONFIG, Move(0, 0.12, 0.05, None, 0.05, step, waypoints), HOME, solve, run)
+        plan_move(ARM, CONFIG, Move(0, (0.12, 0.05), 0.05, step, waypoints), HOME, solve, run)
     assert calls == []
 
 
@@ -270,7 +271,7 @@ def test_a_segment_larger_than_one_ik_batch_may_be_is_refused_before_any_ik():
     # setpoint on each) would not fit is refused at once, naming the limit, instead of failing
     # later.
     small = dataclasses.replace(CONFIG, max_batch_targets=30)
-    run = Admission().admit(b"1", Move(0, 0.12, 0.05, None, 0.05, 0.001))
+    run = Admission().admit(b"1", Move(0, (0.12, 0.05), 0.05, 0.001))
     calls = []
 
     def solve(points, seed) -> IkAnswers:
@@ -279,13 +280,13 @@ def test_a_segment_larger_than_one_ik_batch_may_be_is_refused_before_any_ik():
 
     start = ARM.solve(0.15, 0.02).joints  # about 42 mm from the target: 42 points
     with pytest.raises(Refusal) as refused:
-        plan_move(ARM, small, Move(0, 0.12, 0.05, None, 0.05, 0.001), start, solve, run)
+        plan_move(ARM, small, Move(0, (0.12, 0.05), 0.05, 0.001), start, solve, run)
     assert "needs 43 IK solutions" in refused.value.message
     assert "ik.max_batch_targets allows 30" in refused.value.message
     assert calls == []
     roomy = dataclasses.replace(CONFIG, max_batch_targets=50)
-    run = Admission().admit(b"2", Move(0, 0.12, 0.05, None, 0.05, 0.001))
-    planned = plan_move(ARM, roomy, Move(0, 0.12, 0.05, None, 0.05, 0.001), start, solve, run)
+    run = Admission().admit(b"2", Move(0, (0.12, 0.05), 0.05, 0.001))
+    planned = plan_move(ARM, roomy, Move(0, (0.12, 0.05), 0.05, 0.001), start, solve, run)
     assert isinstance(planned, PlannedMove)
     assert max(calls) <= 50
 
@@ -302,7 +303,12 @@ def plan_request(points, frame="", **fields) -> PlanCartesianPath.Request:
 
 def call(request, config=CONFIG, start=HOME, solve=None, max_waypoints=100) -> Response:
     return cartesian.plan_cartesian_path(
-        ARM, config, request, max_waypoints, lambda: start, solve or chain_solver(ARM)
+        ToolPoses(ARM, config),
+        config,
+        request,
+        max_waypoints,
+        lambda: start,
+        solve or chain_solver(ARM),
     )
 
 

@@ -28,6 +28,7 @@ from arm_kinematics.nodes.trajectory.ik_batch import (
 )
 from arm_kinematics.nodes.trajectory.markers import TrajectoryMarkers
 from arm_kinematics.nodes.trajectory.planning import MAX_PLAN_POINTS, PlannedMove, plan_move
+from arm_kinematics.nodes.trajectory.poses import ToolPoses
 from arm_kinematics.nodes.trajectory.streaming import (
     JointStateMonitor,
     SetpointStream,
@@ -38,12 +39,15 @@ from arm_kinematics_interfaces.srv import SolveIK, SolveIKBatch
 
 CONFIG = ArmConfig.from_file()
 ARM = CONFIG.make_arm()
+POSES = ToolPoses(ARM, CONFIG)
 LINEAR = MoveArm.Goal.LINEAR
 
 
 def move(x: float = 0.12, y: float = 0.05, **fields) -> Move:
-    values = {"mode": LINEAR, "heading": None, "speed": 0.05, "max_step": 0.001, **fields}
-    return Move(x=x, y=y, **values)
+    heading = fields.pop("heading", None)
+    values = {"mode": LINEAR, "speed": 0.05, "max_step": 0.001, **fields}
+    target = (x, y) if heading is None else (x, y, heading)
+    return Move(target=target, **values)
 
 
 # --- validation --------------------------------------------------------------------------------
@@ -157,13 +161,13 @@ class Recorder:
 def setpoints(count: int = 12, period: float = 0.005) -> Setpoints:
     start = np.array(CONFIG.home)
     joints = start + np.linspace(0.001, 0.05, count)[:, None]
-    return Setpoints(joints=joints, period=period, forward=ARM.forward)
+    return Setpoints(joints=joints, period=period, forward=ARM.tool_vector)
 
 
 def stream(recorder: Recorder, watchdog: float = 5.0, tolerance: float = 1e-9) -> SetpointStream:
     settings = StreamSettings(period=0.005, watchdog_s=watchdog, goal_tolerance=tolerance)
     return SetpointStream(
-        settings, recorder.monitor, recorder.publish, recorder.on_feedback, ARM.forward
+        settings, recorder.monitor, recorder.publish, recorder.on_feedback, POSES.words_at
     )
 
 
@@ -416,13 +420,17 @@ def test_a_plan_ends_invalid_unavailable_or_stopped_without_anything_moving():
 
 
 def test_abort_markers_clear_then_draw_the_feasible_part_and_label_the_failing_step():
-    draw = TrajectoryMarkers("base_link", 0.0, 0.01)
-    points = np.array([[0.1 + 0.01 * i, 0.05] for i in range(1, 6)])
-    markers = draw.abort((0.1, 0.05), points, 3, Result.IK_FAILED, SolveIK.Response.TOO_FAR, Time())
+    draw = TrajectoryMarkers("base_link", 0.01)
+    points = np.array([[0.1 + 0.01 * i, 0.05, 0.02] for i in range(1, 6)])
+    markers = draw.abort(
+        (0.1, 0.05, 0.02), points, 3, Result.IK_FAILED, SolveIK.Response.TOO_FAR, Time()
+    )
     kinds = [(m.ns, m.type) for m in markers.markers]
     assert markers.markers[0].action == Marker.DELETEALL
     assert ("feasible_path", Marker.LINE_STRIP) in kinds
     feasible = markers.markers[kinds.index(("feasible_path", Marker.LINE_STRIP))]
     assert len(feasible.points) == 4  # the start and the three feasible points
+    assert [p.x for p in feasible.points] == pytest.approx([0.1, 0.11, 0.12, 0.13])
+    assert {p.z for p in feasible.points} == {0.02}
     label = markers.markers[kinds.index(("failed_step", Marker.TEXT_VIEW_FACING))]
     assert label.text == "IK_FAILED (TOO_FAR) at step 3/5"

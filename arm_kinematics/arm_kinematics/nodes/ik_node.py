@@ -38,17 +38,14 @@ from rclpy.qos import (
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import MarkerArray
 
-from arm_kinematics.kinematics import IkResult, PlanarArm
-from arm_kinematics.kinematics.workspace import reachable_region
+from arm_kinematics.kinematics import IkResult, PlanarArm, SpatialArm
 from arm_kinematics.nodes.ik.batch import solve_ik_batch
 from arm_kinematics.nodes.ik.fk import compute_fk, fk_status
 from arm_kinematics.nodes.ik.markers import (
     MarkerRequest,
-    region_markers,
     request_markers,
-    workspace_markers,
 )
-from arm_kinematics.nodes.ik.requests import IkSetup
+from arm_kinematics.nodes.ik.requests import IkSetup, Layout
 from arm_kinematics.nodes.ik.solve import solve_ik
 from arm_kinematics.nodes.messages import (
     JointStateError,
@@ -101,7 +98,7 @@ class IkNode(Node):
         self.get_logger().info(self._ready_words())
 
     @property
-    def arm(self) -> PlanarArm:
+    def arm(self) -> PlanarArm | SpatialArm:
         """The core's model of the configured arm."""
         return self.ik.arm
 
@@ -120,12 +117,7 @@ class IkNode(Node):
         )
         self._workspace_publisher = self.create_publisher(MarkerArray, "ik_markers", latched)
         self._request_publisher = self.create_publisher(MarkerArray, "ik_markers", latched)
-        inner, outer = self.arm.ring
-        self._workspace_publisher.publish(
-            workspace_markers(
-                inner, outer, frame_id=self.ik.base_frame, z=self.config.plane_z, stamp=self._now()
-            )
-        )
+        self._workspace_publisher.publish(self.ik.layout.workspace(self.ik.base_frame, self._now()))
         # The region takes 0.3 s (2R) to a few seconds (3R) of solves: computed once the node
         # spins, in a thread of its own so that the services answer meanwhile and a shutdown
         # never waits for it; then ring and region are latched.
@@ -141,14 +133,13 @@ class IkNode(Node):
         )
 
     def _ready_words(self) -> str:
-        inner, outer = self.arm.ring
         lengths = ", ".join(f"{length:.3f}" for length in self.config.link_lengths)
         mount = self.ik.targets.frames.mount
         mounted = f" (mounted in '{mount.parent_frame}', targets in either frame)" if mount else ""
         names = self.ik.joint_names
         return (
-            f"ready: {len(names)} joints ({', '.join(names)}), links {lengths} m, ring "
-            f"{inner:.3f}..{outer:.3f} m (joint limits aside) in '{self.ik.base_frame}'{mounted}"
+            f"ready: {len(names)} joints ({', '.join(names)}), links {lengths} m, "
+            f"{self.ik.layout.reach_words()} in '{self.ik.base_frame}'{mounted}"
             f", default branch {self.config.default_branch}; serving solve_ik, solve_ik_batch, "
             "compute_fk"
         )
@@ -156,22 +147,19 @@ class IkNode(Node):
     def _start_region(self) -> None:
         self._region_timer.cancel()
         threading.Thread(
-            target=self._publish_region, args=(self.arm,), name="reachable_region", daemon=True
-        ).start()
+            target=self._publish_region, args=(self.ik.layout,), name="reachable_region",
+            daemon=True,
+        ).start()  # fmt: skip
 
-    def _publish_region(self, arm: PlanarArm) -> None:
-        """Latch the ring and the reachable region of `arm` (the configured arm) on ik_markers."""
-        inner, outer = arm.ring
-        base, z = self.ik.base_frame, self.config.plane_z
+    def _publish_region(self, layout: Layout) -> None:
+        """Latch the workspace and the reachable region of the configured arm on ik_markers."""
         started = time.monotonic()
         try:
-            region = reachable_region(arm)
+            region = layout.region()
         except Exception as error:  # a drawing aid: never a reason to stop serving IK
             self.get_logger().error(f"cannot compute the reachable region: {error!r}")
             return
-        stamp = self._now()
-        workspace = workspace_markers(inner, outer, frame_id=base, z=z, stamp=stamp)
-        workspace.markers += region_markers(region, frame_id=base, z=z, stamp=stamp)
+        workspace = layout.workspace(self.ik.base_frame, self._now(), region)
         with self._publish_lock:
             if self._closed:
                 return
@@ -294,15 +282,15 @@ class IkNode(Node):
         if request is None or request is self._drawn_request:
             return
         self._drawn_request = request
+        layout = self.ik.layout
         try:
             markers = request_markers(
                 request.target,
                 request.target_frame_id,
                 request.status_name,
-                self.arm.frames(request.solution) if request.solution else None,
-                self.arm.frames(request.alternative) if request.alternative else None,
+                layout.link_points(request.solution) if request.solution else None,
+                layout.link_points(request.alternative) if request.alternative else None,
                 frame_id=self.ik.base_frame,
-                z=self.config.plane_z,
                 stamp=self._now(),
             )
             self._request_publisher.publish(markers)

@@ -15,8 +15,10 @@ import array
 import math
 from collections.abc import Iterable, Sequence
 from enum import Enum
+from typing import Any
 
 import transforms3d.euler
+import transforms3d.quaternions
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Pose, PoseStamped, Quaternion
 from sensor_msgs.msg import JointState
@@ -176,6 +178,33 @@ def fill_pose_stamped(
 ) -> PoseStamped:
     """Set `msg` to a planar pose expressed in `frame_id`, in place (as fill_joint_state)."""
     _fill_planar_pose(msg.pose, x, y, heading, z)
+    msg.header.frame_id = frame_id
+    if stamp is not None:
+        msg.header.stamp = stamp
+    return msg
+
+
+def fill_transform_pose(
+    msg: PoseStamped, matrix: Any, *, frame_id: str, stamp: Time | None = None
+) -> PoseStamped:
+    """Set `msg` to the pose of a 4x4 homogeneous transform (m; its rotation through
+    transforms3d) expressed in `frame_id`, in place.
+
+    >>> import numpy as np
+    >>> pose = fill_transform_pose(PoseStamped(), np.eye(4), frame_id="base_link").pose
+    >>> (pose.position.z, pose.orientation.w)
+    (0.0, 1.0)
+    """
+    position = msg.pose.position
+    position.x, position.y, position.z = (float(v) for v in matrix[:3, 3])
+    w, x, y, z = transforms3d.quaternions.mat2quat(matrix[:3, :3])
+    orientation = msg.pose.orientation
+    orientation.x, orientation.y, orientation.z, orientation.w = (
+        float(x),
+        float(y),
+        float(z),
+        float(w),
+    )
     msg.header.frame_id = frame_id
     if stamp is not None:
         msg.header.stamp = stamp

@@ -27,10 +27,12 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+import transforms3d
 from geometry_msgs.msg import Pose
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.frames import TargetFrames
+from arm_kinematics.kinematics import outward_angles
 from arm_kinematics.nodes.messages import (
     check_unit_quaternion,
     constant_names,
@@ -50,6 +52,9 @@ ORIENTATION_MODE_NAMES = constant_names(
 )
 #: How far from +-1 the z of the plane's normal may be for the plane to count as level.
 LEVEL_TOLERANCE = 1e-9
+#: rad: a spatial target's rotation counts as one the arm gives when it turns the tool this
+#: little about its own z (the solver's own tolerance for a roll).
+ROTATION_TOLERANCE = 1e-9
 
 
 class StampedTarget(NamedTuple):
@@ -82,6 +87,46 @@ class PlanarTarget(NamedTuple):
     def point(self) -> tuple[float, ...]:
         """(x, y), or (x, y, heading) when a heading is asked for: a planner's point."""
         return (self.x, self.y) if self.heading is None else (self.x, self.y, self.heading)
+
+
+class SpatialTarget(NamedTuple):
+    """A spatial arm's target in the base frame: x, y, z (m), the orientation asked for (a
+    `pitch`, rad, outward (`kinematics.outward_angles`), with TOOL_ANGLE; a `rotation`, 3x3 in
+    the base frame, with FULL_ORIENTATION; neither: position only), and the frame the request
+    stamped it in."""
+
+    x: float
+    y: float
+    z: float
+    pitch: float | None
+    rotation: np.ndarray | None
+    given_in: str
+
+    @property
+    def point(self) -> tuple[float, ...]:
+        """A planner's point: (x, y, z), (x, y, z, pitch), or with a rotation (x, y, z, pitch,
+        roll); a Refusal for a rotation no yaw-and-pitch arm gives (its x axis off the target's
+        vertical plane), which no straight line can end in."""
+        if self.rotation is None:
+            return (self.x, self.y, self.z) if self.pitch is None else (*self[:3], self.pitch)
+        pitch, roll, twist = outward_angles(self.x, self.y, self.rotation, 0.0)
+        if abs(twist) > ROTATION_TOLERANCE:
+            raise InvalidOrientation(
+                f"the orientation would turn the tool {math.degrees(abs(twist)):.2f} deg about "
+                "its own z axis, which no joint does (its x axis must lie in the target's "
+                f"vertical plane); the nearest the joints give: pitch {math.degrees(pitch):.2f} "
+                f"deg, roll {math.degrees(roll):.2f} deg"
+            )
+        return (self.x, self.y, self.z, pitch, roll)
+
+
+@dataclass(frozen=True)
+class SpatialPoints:
+    """A batch of spatial targets in the base frame: rows (x, y, z[, pitch[, roll]]) (m, rad,
+    outward angles) and the frame the request stamped them in."""
+
+    rows: list[tuple[float, ...]]
+    given_in: str
 
 
 @dataclass(frozen=True)
@@ -208,6 +253,80 @@ class TargetCheck:
             what,
         )
         return self.planar(stamped, what)
+
+    def spatial(self, target: StampedTarget, what: str = "target") -> SpatialTarget:
+        """A spatial arm's target (no plane: it reaches up and down): the pitch with
+        TOOL_ANGLE (rad, outward, about the base frame's vertical whatever the target's frame),
+        the rotation in the base frame with FULL_ORIENTATION (InvalidOrientation for a
+        quaternion that is not of unit length)."""
+        x, y, z = target.position
+        if target.mode == POSITION_ONLY:
+            return SpatialTarget(x, y, z, None, None, target.given_in)
+        if target.mode == TOOL_ANGLE:
+            return SpatialTarget(x, y, z, target.tool_angle, None, target.given_in)
+        try:
+            check_unit_quaternion(target.orientation)
+        except InvalidOrientation as error:
+            raise InvalidOrientation(f"{what} {error}") from None
+        xyzw = self.frames.to_base(target.given_in, target.given, target.orientation).orientation
+        qx, qy, qz, qw = xyzw
+        rotation = transforms3d.quaternions.quat2mat((qw, qx, qy, qz))
+        return SpatialTarget(x, y, z, None, rotation, target.given_in)
+
+    def spatial_pose(
+        self, frame_id: str, pose: Pose, mode: int, tool_angle: float = 0.0, what: str = "target"
+    ) -> SpatialTarget:
+        """`stamped`, then `spatial`, of a geometry_msgs/Pose stamped in `frame_id`."""
+        stamped = self.stamped(
+            frame_id,
+            position_values(pose),
+            mode,
+            tool_angle,
+            quaternion_values(pose.orientation),
+            what,
+        )
+        return self.spatial(stamped, what)
+
+    def spatial_points(
+        self,
+        frame_id: str,
+        xs: Sequence[float],
+        ys: Sequence[float],
+        zs: Sequence[float],
+        mode: int,
+        tool_angles: Sequence[float],
+        rolls: Sequence[float],
+    ) -> SpatialPoints:
+        """A batch of spatial targets in the base frame (SolveIKBatch's fields): one y and
+        one z per x (Refusal otherwise), a pitch per x with TOOL_ANGLE, a pitch and a roll per
+        x with FULL_ORIENTATION (rad, outward, about the base frame's vertical). A non-finite
+        number is left to the core (its target's INVALID_INPUT)."""
+        self.frame(frame_id)
+        count = len(xs)
+        for name, values in (("y", ys), ("z", zs)):
+            if len(values) != count:
+                raise Refusal(
+                    f"x has {count} values but {name} has {len(values)}: a spatial arm needs "
+                    "x, y and z for every target"
+                )
+        check_orientation_mode(mode)
+        columns = [xs, ys, zs]
+        needed = (("tool_angle", tool_angles),) if mode == TOOL_ANGLE else ()
+        if mode == FULL_ORIENTATION:
+            needed = (("tool_angle", tool_angles), ("roll", rolls))
+        for name, values in needed:
+            if len(values) != count:
+                raise Refusal(
+                    f"orientation_mode {ORIENTATION_MODE_NAMES[mode]}: {name} needs {count} "
+                    f"values (one per target), it has {len(values)}"
+                )
+            columns.append(values)
+        mount = self.frames.mount
+        if mount is not None and frame_id not in ("", self.base_frame):
+            in_base = mount.points_to_base(np.column_stack((xs, ys, zs)))
+            columns[:3] = [in_base[:, 0], in_base[:, 1], in_base[:, 2]]
+        rows = np.column_stack(columns).tolist() if count else []
+        return SpatialPoints([tuple(row) for row in rows], frame_id or self.base_frame)
 
     def plane(self, z: float, given: Sequence[float], given_in: str, what: str = "target") -> None:
         """OffPlane unless `z` (m, in the base frame) is on the arm's plane; `given` is the

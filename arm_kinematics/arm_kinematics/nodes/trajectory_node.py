@@ -41,12 +41,12 @@ callbacks it needs (IK response, joint_states, cancel, a preempting goal) run on
 
 from __future__ import annotations
 
-import math
 import sys
 import threading
 import uuid
 from collections.abc import Sequence
 
+import numpy as np
 from geometry_msgs.msg import Point, PointStamped
 from rcl_interfaces.msg import IntegerRange, ParameterDescriptor, ParameterType
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
@@ -85,6 +85,7 @@ from arm_kinematics.nodes.trajectory.goals import (
 from arm_kinematics.nodes.trajectory.ik_batch import IkBatchClient
 from arm_kinematics.nodes.trajectory.markers import TrajectoryMarkers, marker_scale
 from arm_kinematics.nodes.trajectory.planning import PlannedMove, plan_move
+from arm_kinematics.nodes.trajectory.poses import ToolPoses
 from arm_kinematics.nodes.trajectory.streaming import (
     JointStateMonitor,
     SetpointStream,
@@ -137,9 +138,8 @@ class TrajectoryNode(Node):
         self._admission = Admission()
         self._joint_states = JointStateMonitor()
         base_frame = self.config.frame(self.config.base_frame)  # with the arm's frame prefix
-        self._draw = TrajectoryMarkers(
-            base_frame, self.config.plane_z, marker_scale(self.arm.link_lengths)
-        )
+        self.poses = ToolPoses(self.arm, self.config)
+        self._draw = TrajectoryMarkers(base_frame, marker_scale(self.arm.link_lengths))
 
         group = ReentrantCallbackGroup()
         # A second of setpoints: a subscriber that stalls briefly still gets every one.
@@ -158,6 +158,7 @@ class TrajectoryNode(Node):
             self._names,
             base_frame,
             trajectory.ik_timeout_s,
+            position_dims=self.arm.position_dims,
         )
         self._stream = SetpointStream(
             StreamSettings(
@@ -168,7 +169,7 @@ class TrajectoryNode(Node):
             self._joint_states,
             self._publish_setpoint,
             self._publish_feedback,
-            self.arm.forward,
+            self.poses.words_at,
             on_first=self._on_first_setpoint,
         )
         self._handles: dict[bytes, ServerGoalHandle] = {}
@@ -275,7 +276,7 @@ class TrajectoryNode(Node):
         timeout = self.config.trajectory.joint_state_timeout_s
         try:
             answer = cartesian.plan_cartesian_path(
-                self.arm,
+                self.poses,
                 self.config,
                 request,
                 self.max_waypoints,
@@ -308,7 +309,7 @@ class TrajectoryNode(Node):
         """Validate a goal and register it: a valid one preempts the running motion, a
         refused one (its Refusal kept for its INVALID_GOAL result) disturbs nobody."""
         try:
-            move = validate(goal, self.config, self.max_waypoints)
+            move = validate(goal, self.config, self.max_waypoints, self.poses)
         except Refusal as refusal:
             return self._admission.refuse(key, refusal, label)
         return self._admission.admit(key, move, label)
@@ -394,8 +395,8 @@ class TrajectoryNode(Node):
                 if planned.path_points is not None:
                     self._markers.publish(
                         self._draw.abort(
-                            self.arm.forward(start)[:2],
-                            planned.path_points,
+                            self.poses.tip(start),
+                            np.array([self.poses.point(p) for p in planned.path_points]),
                             planned.failed_step,
                             planned.status,
                             planned.ik_status,
@@ -420,7 +421,7 @@ class TrajectoryNode(Node):
         setpoints = Setpoints(
             joints=path.sample(self._stream.settings.period),
             period=self._stream.settings.period,
-            forward=self.arm.forward,
+            forward=self.arm.tool_vector,
         )
         return self._stream.run(run, setpoints, start, len(trajectory))
 
@@ -437,9 +438,9 @@ class TrajectoryNode(Node):
         handle = self._handles.get(run.key)
         if handle is None:  # a clicked point has no goal handle
             return
-        tip_x, tip_y, _ = self.arm.forward(joints)
+        x, y, z = self.poses.tip(joints)
         feedback = MoveArm.Feedback(step=step, total_steps=count, fraction=step / count)
-        feedback.tip = Point(x=tip_x, y=tip_y, z=self.config.plane_z)
+        feedback.tip = Point(x=x, y=y, z=z)
         feedback.joints = sent
         handle.publish_feedback(feedback)
 
@@ -447,7 +448,11 @@ class TrajectoryNode(Node):
         self, run: GoalRun, setpoints: Setpoints, start: tuple[float, ...], total_steps: int
     ) -> None:
         self._markers.publish(
-            self._draw.plan(self.arm.tool_vector(start)[:2], setpoints.tips, self._now())
+            self._draw.plan(
+                self.poses.tip(start),
+                np.array([self.poses.point(tip) for tip in setpoints.tips]),
+                self._now(),
+            )
         )
         timing = run.timing
         move = run.move
@@ -462,13 +467,10 @@ class TrajectoryNode(Node):
             return
         assert isinstance(move, Move)
         via = f" via {len(move.waypoints)} waypoints" if move.waypoints else ""
-        heading = (
-            f" heading {math.degrees(move.heading):.2f} deg" if move.heading is not None else ""
-        )
         # One log line per goal before its result, written once the arm moves: a log call
         # (stdout and /rosout) before planning would delay the first setpoint.
         self.get_logger().info(
-            f"{run.label} {MODE_NAMES[move.mode]} to ({move.x:.4f}, {move.y:.4f}){heading}{via}: "
+            f"{run.label} {MODE_NAMES[move.mode]} to {self.poses.words(move.target)}{via}: "
             f"planned {total_steps} IK steps ({timing.ik_calls} IK round trips, "
             f"{timing.ik_s * 1000:.1f} ms in all) into {len(setpoints)} setpoints "
             f"({setpoints.duration:.2f} s at {rate:g} Hz); "
@@ -489,8 +491,8 @@ class TrajectoryNode(Node):
         result.total_setpoints = outcome.total_setpoints
         result.feasible_fraction = outcome.feasible_fraction
         if outcome.failed_point is not None:
-            x, y = outcome.failed_point[:2]
-            result.failed_point = Point(x=float(x), y=float(y), z=self.config.plane_z)
+            x, y, z = self.poses.point(outcome.failed_point)
+            result.failed_point = Point(x=x, y=y, z=z)
         if outcome.final is not None:
             result.final_joints = joint_state(self._names, outcome.final, stamp=self._now())
         return result

@@ -362,6 +362,20 @@ class SpatialChain:
         pitch, tool_roll, _ = outward_angles(x, y, rotation, yaw)
         return ToolPose(x, y, z, rotation, pitch, tool_roll)
 
+    def manipulability(self, joints: Sequence[float]) -> float:
+        """sqrt(det(Jp Jp^T)) of the tool point's position Jacobian (m^3): the vertical
+        chain's (m^2) times the tool's distance from the yaw axis (m), since the yaw's column
+        is that long and normal to the vertical plane, where the pitch columns lie; 0 on the
+        yaw axis and at the chain's own singularities.
+
+        >>> round(SpatialChain((0.1, 0.08)).manipulability((0.3, 0.0, math.pi / 2)), 12)
+        0.0008
+        """
+        _, pitches, _ = self.split(self.checked_joints(joints))
+        planar = self.planar_joints(pitches)
+        forward = self.shoulder_forward + self.vertical.forward(planar)[0]
+        return abs(forward) * self.vertical.manipulability(planar)
+
     def within_limits(self, joints: Sequence[float]) -> bool:
         """True when every joint (rad) lies within its limits, the link angles within theirs."""
         yaw, pitches, roll = self.split(self.checked_joints(joints))

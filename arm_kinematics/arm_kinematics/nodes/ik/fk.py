@@ -9,14 +9,9 @@ import math
 
 from builtin_interfaces.msg import Time
 
+from arm_kinematics.kinematics import SpatialArm
 from arm_kinematics.nodes.ik.requests import IkSetup
-from arm_kinematics.nodes.messages import (
-    JointStateError,
-    JointStateProblem,
-    fill_pose_stamped,
-    frames_to_poses,
-    joint_positions,
-)
+from arm_kinematics.nodes.messages import JointStateError, JointStateProblem, joint_positions
 from arm_kinematics.nodes.refusals import Refusal
 from arm_kinematics_interfaces.srv import ComputeFK
 
@@ -38,9 +33,17 @@ def fk_status(refusal: Refusal) -> int:
 
 
 def frame_names(setup: IkSetup) -> list[str]:
-    """Names of the poses in ComputeFK.frames (`PlanarChain.link_frames`), base first: the
-    URDF's links as TF names them (base, link_1 .. link_n, tip, with the frame prefix)."""
-    config = setup.config
+    """Names of the poses in ComputeFK.frames, base first: the URDF's frames as TF names them
+    (with the frame prefix): a planar arm's base, link_1 .. link_n, tip; a spatial arm's base,
+    yaw_link, link_1 .. link_k, roll_link (with a roll), tip."""
+    config, arm = setup.config, setup.arm
+    if isinstance(arm, SpatialArm):
+        roles = arm.frame_roles()
+        named = {"base": setup.base_frame, "tool": setup.tip_frame}
+        return [
+            named.get(role, config.frame(f"{role}_link" if role in ("yaw", "roll") else role))
+            for role in roles
+        ]
     links = [config.frame(f"link_{index}") for index in range(1, len(setup.joint_names) + 1)]
     return [setup.base_frame, *links, setup.tip_frame]
 
@@ -51,22 +54,17 @@ def compute_fk(
     """Answer `request` in `response` (a JointStateError, a Refusal, for joints that cannot be
     read). FK is computed outside the joint limits too, and the message says which."""
     joints = joint_positions(request.joints, setup.joint_names)
-    arm, base, z = setup.arm, setup.base_frame, setup.config.plane_z
-    frames = arm.link_frames(joints)
+    arm, base, layout = setup.arm, setup.base_frame, setup.layout
     names = frame_names(setup)
-    # As TF has them: the base frame itself at z = 0, the links and the tip on the plane.
-    response.frames = frames_to_poses(frames[:1], frame_id=base, stamp=stamp)
-    response.frames += frames_to_poses(frames[1:], frame_id=base, z=z, stamp=stamp)
+    response.frames = layout.fill_frames(joints, base, stamp)
     response.frame_names = names
-    tip_x, tip_y, tip_heading = frames[-1]
-    fill_pose_stamped(response.tip, tip_x, tip_y, tip_heading, frame_id=base, z=z, stamp=stamp)
+    layout.fill_tool(response.tip, joints, base, stamp)
     response.within_limits = bool(arm.within_limits(joints))
     response.manipulability = float(arm.manipulability(joints))
     response.status = _FK.OK
     response.message = (
-        f"tip '{setup.tip_frame}' at ({tip_x:.4f}, {tip_y:.4f}) m, heading "
-        f"{math.degrees(tip_heading):.2f} deg in '{base}'; frames: {', '.join(names)} (every "
-        f"pose expressed in '{base}')"
+        f"tip '{setup.tip_frame}' at {layout.tool_words(joints)} in '{base}'; frames: "
+        f"{', '.join(names)} (every pose expressed in '{base}')"
     )
     if not response.within_limits:
         outside = [
@@ -77,4 +75,8 @@ def compute_fk(
             )
             if not lo <= q <= hi
         ]
-        response.message += "; joint limits broken: " + ", ".join(outside)
+        response.message += (
+            "; joint limits broken: " + ", ".join(outside)
+            if outside
+            else ("; a link angle outside its servo's travel")
+        )

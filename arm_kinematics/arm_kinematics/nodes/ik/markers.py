@@ -9,7 +9,10 @@ the last target, its status and joint frames); no rclpy here, so they are tested
 - namespaces `reachable_region` and `near_singular` (published once, with the ring): the cells
   the tip reaches within the joint limits and, on top, the cells where the arm is near a
   singularity, as TRIANGLE_LISTs of one rectangle (two triangles) per run of grid cells
-  (`kinematics.workspace.reachable_region`).
+  (`kinematics.workspace.reachable_region`); for a spatial arm the cells of its vertical plane,
+  drawn in the base frame's x-z plane (`vertical_region`), and namespaces `yaw_range` and
+  `yaw_range_back`: arcs over the directions the plane can face, from the front and over the
+  back.
 - namespace `target` (after every solve_ik request): the target (SPHERE) coloured by status,
   green OK, yellow SINGULAR, red refused, with its status name (TEXT_VIEW_FACING) above it.
 - namespaces `solution` and `alternative`: LINE_STRIPs through the joint frames of the chosen
@@ -136,24 +139,23 @@ def workspace_markers(
 def _points_marker(
     ns: str,
     marker_type: int,
-    xy: Sequence[tuple[float, float]],
+    points: Sequence[tuple[float, float, float]],
     colour: ColorRGBA,
     width: float,
     *,
     frame_id: str,
-    z: float,
     stamp: Time | None,
 ) -> Marker:
-    """A LINE_STRIP or TRIANGLE_LIST through the points `xy` (m) at height z; DELETE if empty."""
+    """A LINE_STRIP or TRIANGLE_LIST through `points` (x, y, z, m); DELETE if empty."""
     marker = _marker(ns, 0, marker_type, frame_id, stamp)
-    if not xy:
+    if not points:
         marker.action = Marker.DELETE
         return marker
     marker.scale.x = width  # a line's width; TRIANGLE_LIST scales its points by 1
     if marker_type == Marker.TRIANGLE_LIST:
         marker.scale.y = marker.scale.z = width
     marker.color = colour
-    marker.points = [Point(x=float(x), y=float(y), z=z) for x, y in xy]
+    marker.points = [Point(x=float(x), y=float(y), z=float(z)) for x, y, z in points]
     return marker
 
 
@@ -168,21 +170,33 @@ def _rectangle_triangles(rectangles: Sequence[Rectangle]) -> list[tuple[float, f
 
 
 def region_markers(
-    region: ReachableRegion, *, frame_id: str, z: float, stamp: Time | None = None
+    region: ReachableRegion,
+    *,
+    frame_id: str,
+    z: float,
+    stamp: Time | None = None,
+    vertical: bool = False,
 ) -> list[Marker]:
     """The reachable cells (`reachable_region`) and the near-singular ones (`near_singular`).
 
-    TRIANGLE_LISTs in `frame_id` at height `z` (m), one rectangle per row run of the grid.
+    TRIANGLE_LISTs in `frame_id`, one rectangle per row run of the grid: a planar arm's at
+    height `z` (m); with `vertical`, a spatial arm's vertical plane (`workspace.vertical_region`:
+    its x forward, its y up) drawn in the base frame's x-z plane, the plane at yaw 0.
     """
+
+    def placed(corners: list[tuple[float, float]]) -> list[tuple[float, float, float]]:
+        if vertical:
+            return [(a, 0.0, b) for a, b in corners]
+        return [(a, b, z) for a, b in corners]
+
     return [
         _points_marker(
             ns,
             Marker.TRIANGLE_LIST,
-            _rectangle_triangles(region.rectangles(mask)),
+            placed(_rectangle_triangles(region.rectangles(mask))),
             colour,
             1.0,
             frame_id=frame_id,
-            z=z,
             stamp=stamp,
         )
         for ns, mask, colour in (
@@ -192,21 +206,46 @@ def region_markers(
     ]
 
 
+def yaw_range_markers(
+    limits: tuple[float, float], radius: float, *, frame_id: str, stamp: Time | None = None
+) -> list[Marker]:
+    """The directions a spatial arm's vertical plane can face: an arc of `radius` (m) on the
+    base frame's x-y plane over the yaw limits (rad; a full circle for a continuous yaw,
+    namespace `yaw_range`), and the same turned by pi, where it reaches over the back
+    (`yaw_range_back`)."""
+    lo, hi = (max(limits[0], -math.pi), min(limits[1], math.pi))
+    steps = max(2, math.ceil((hi - lo) / (2 * math.pi) * RING_SEGMENTS))
+
+    def arc(offset: float) -> list[tuple[float, float, float]]:
+        angles = [lo + offset + (hi - lo) * k / steps for k in range(steps + 1)]
+        return [(radius * math.cos(a), radius * math.sin(a), 0.0) for a in angles]
+
+    return [
+        _points_marker(
+            ns, Marker.LINE_STRIP, arc(offset), colour, 0.003, frame_id=frame_id, stamp=stamp
+        )
+        for ns, offset, colour in (
+            ("yaw_range", 0.0, RING),
+            ("yaw_range_back", math.pi, ALTERNATIVE),
+        )
+    ]
+
+
 def request_markers(
     target: tuple[float, float, float] | None,
     target_frame_id: str,
     status_name: str,
-    solution_frames: Sequence[Sequence[float]] | None,
-    alternative_frames: Sequence[Sequence[float]] | None,
+    solution_frames: Sequence[tuple[float, float, float]] | None,
+    alternative_frames: Sequence[tuple[float, float, float]] | None,
     *,
     frame_id: str,
-    z: float,
     stamp: Time | None = None,
 ) -> MarkerArray:
     """Markers of one solve_ik request.
 
     `target` is (x, y, z) in `target_frame_id` as the request gave it (None when it has no
-    finite position to draw); the frames are (x, y, heading) lists in `frame_id` (the base).
+    finite position to draw); the frames are the (x, y, z) of the arm's frames in `frame_id`
+    (the base), base first (`link_points` of the IK node's layout).
     """
     sphere = _marker("target", 0, Marker.SPHERE, target_frame_id, stamp)
     label = _marker("target", 1, Marker.TEXT_VIEW_FACING, target_frame_id, stamp)
@@ -228,11 +267,10 @@ def request_markers(
                 _points_marker(
                     ns,
                     Marker.LINE_STRIP,
-                    [(f[0], f[1]) for f in frames or ()],
+                    list(frames or ()),
                     colour,
                     0.006,
                     frame_id=frame_id,
-                    z=z,
                     stamp=stamp,
                 )
                 for ns, frames, colour in (

@@ -2,32 +2,50 @@
 
 A request's target is checked by `targets.TargetCheck` (the frame, finite numbers, ...; the
 same check as the trajectory node's) into a `StampedTarget`; the arm's layout turns that into
-the query of the core and calls it. `PlanarLayout` is today's only layout: the plane check and
-the heading, then `PlanarArm.solve` / `solve_chain`. A spatial arm (issue 19) gets a layout of
-its own with the same methods (its query x, y, z with a pitch and roll or a rotation, its
-`solve` / `solve_rotation`), chosen in `layout_for`: nothing else in the IK node changes.
+the query of the core and calls it: `PlanarLayout` (the plane check and the heading, then
+`PlanarArm.solve` / `solve_chain`) or `SpatialLayout` (x, y, z with a pitch or a rotation, then
+`SpatialArm.solve` / `solve_rotation` / `solve_chain`), chosen in `layout_for`. Both have the
+same methods, so nothing else in the IK node asks which kind of arm it serves.
 
 No rclpy node here, message types only. Units: metres, radians.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from geometry_msgs.msg import PoseStamped
 from sensor_msgs.msg import JointState
+from visualization_msgs.msg import MarkerArray
 
 from arm_kinematics.config import ArmConfig
-from arm_kinematics.kinematics import Branch, IkResult, PlanarArm
+from arm_kinematics.kinematics import Branch, IkResult, PlanarArm, SpatialArm
+from arm_kinematics.kinematics.workspace import ReachableRegion, reachable_region, vertical_region
+from arm_kinematics.nodes.ik.markers import (
+    region_markers,
+    workspace_markers,
+    yaw_range_markers,
+)
 from arm_kinematics.nodes.messages import (
     BRANCH_NAMES,
     JointStateError,
     fill_pose_stamped,
+    fill_transform_pose,
+    frames_to_poses,
     is_empty,
     joint_positions,
 )
 from arm_kinematics.nodes.refusals import Refusal
-from arm_kinematics.nodes.targets import PlanarPoints, PlanarTarget, StampedTarget, TargetCheck
+from arm_kinematics.nodes.targets import (
+    PlanarPoints,
+    PlanarTarget,
+    SpatialPoints,
+    SpatialTarget,
+    StampedTarget,
+    TargetCheck,
+)
 from arm_kinematics_interfaces.srv import SolveIK, SolveIKBatch
 
 
@@ -85,12 +103,162 @@ class PlanarLayout:
             msg, x, y, heading, frame_id=frame_id, z=self.targets.plane_z, stamp=stamp
         )
 
+    def link_points(self, joints: Sequence[float]) -> list[tuple[float, float, float]]:
+        """(x, y, z) of the base, every joint after the first and the tip at `joints` (rad), in
+        the base frame (m): what the markers draw the arm through."""
+        z = self.targets.plane_z
+        return [(x, y, z) for x, y, _ in self.arm.frames(joints)]
 
-def layout_for(arm: PlanarArm, targets: TargetCheck) -> PlanarLayout:
+    def fill_frames(self, joints: Sequence[float], frame_id: str, stamp) -> list[PoseStamped]:
+        """Every URDF frame's pose at `joints` (rad), base first, in `frame_id`: as TF has
+        them, the base frame at z = 0, the links and the tip on the plane."""
+        frames = self.arm.link_frames(joints)
+        poses = frames_to_poses(frames[:1], frame_id=frame_id, stamp=stamp)
+        return poses + frames_to_poses(
+            frames[1:], frame_id=frame_id, z=self.targets.plane_z, stamp=stamp
+        )
+
+    def tool_words(self, joints: Sequence[float]) -> str:
+        """Where the tool is at `joints` (rad), in words (m, deg)."""
+        x, y, heading = self.arm.forward(joints)
+        return f"({x:.4f}, {y:.4f}) m, heading {math.degrees(heading):.2f} deg"
+
+    def reach_words(self) -> str:
+        inner, outer = self.arm.ring
+        return f"ring {inner:.3f}..{outer:.3f} m (joint limits aside)"
+
+    def region(self) -> ReachableRegion:
+        """The cells the tip reaches within the joint limits (seconds of solves on 3R)."""
+        return reachable_region(self.arm)
+
+    def workspace(self, frame_id: str, stamp, region: ReachableRegion | None = None) -> MarkerArray:
+        """ik_markers' latched part: the ring and its clickable disc on the plane, and the
+        `region` once it is computed."""
+        inner, outer = self.arm.ring
+        z = self.targets.plane_z
+        markers = workspace_markers(inner, outer, frame_id=frame_id, z=z, stamp=stamp)
+        if region is not None:
+            markers.markers += region_markers(region, frame_id=frame_id, z=z, stamp=stamp)
+        return markers
+
+
+class SpatialLayout:
+    """A spatial arm's requests as calls of its core: targets anywhere in the base frame, with
+    a tool pitch (rad, outward), a whole rotation, or neither."""
+
+    def __init__(self, arm: SpatialArm, targets: TargetCheck) -> None:
+        self.arm = arm
+        self.targets = targets
+
+    def query(self, target: StampedTarget) -> SpatialTarget:
+        """The core's arguments for `target` (InvalidOrientation for a bad quaternion)."""
+        return self.targets.spatial(target)
+
+    def solve(
+        self, query: SpatialTarget, branch: Branch, current: tuple[float, ...] | None
+    ) -> IkResult:
+        if query.rotation is not None:
+            return self.arm.solve_rotation(
+                query.x, query.y, query.z, query.rotation, branch=branch, current=current
+            )
+        return self.arm.solve(
+            query.x, query.y, query.z, query.pitch, branch=branch, current=current
+        )
+
+    def batch_query(self, request: SolveIKBatch.Request) -> SpatialPoints:
+        """A batch's targets in the base frame (`TargetCheck.spatial_points`)."""
+        return self.targets.spatial_points(
+            request.header.frame_id,
+            request.x,
+            request.y,
+            request.z,
+            request.orientation_mode,
+            request.tool_angle,
+            request.roll,
+        )
+
+    def solve_batch(
+        self,
+        points: SpatialPoints,
+        branch: Branch,
+        current: tuple[float, ...] | None,
+        stop_on_failure: bool,
+    ) -> list[IkResult]:
+        return self.arm.solve_chain(
+            points.rows, branch=branch, current=current, stop_on_failure=stop_on_failure
+        )
+
+    def fill_tool(self, msg, joints: Sequence[float], frame_id: str, stamp) -> None:
+        """Set the PoseStamped `msg` to the tool pose (FK) at `joints` (rad), in `frame_id`."""
+        fill_transform_pose(msg, self.arm.link_frames(joints)[-1], frame_id=frame_id, stamp=stamp)
+
+    def link_points(self, joints: Sequence[float]) -> list[tuple[float, float, float]]:
+        """(x, y, z) of the base, the shoulder, every joint after it and the tool point at
+        `joints` (rad), in the base frame (m): what the markers draw the arm through (the yaw
+        link and the roll link sit where the frame before them does)."""
+        frames = self.arm.link_frames(joints)
+        roles = self.arm.frame_roles()
+        return [
+            tuple(frame[:3, 3].tolist())
+            for frame, role in zip(frames, roles, strict=True)
+            if role not in ("yaw", "roll")
+        ]
+
+    def fill_frames(self, joints: Sequence[float], frame_id: str, stamp) -> list[PoseStamped]:
+        """Every URDF frame's pose at `joints` (rad), base first, in `frame_id`."""
+        return [
+            fill_transform_pose(PoseStamped(), frame, frame_id=frame_id, stamp=stamp)
+            for frame in self.arm.link_frames(joints)
+        ]
+
+    def tool_words(self, joints: Sequence[float]) -> str:
+        """Where the tool is at `joints` (rad), in words (m, deg)."""
+        tool = self.arm.forward(joints)
+        return (
+            f"({tool.x:.4f}, {tool.y:.4f}, {tool.z:.4f}) m, pitch "
+            f"{math.degrees(tool.pitch):.2f} deg, roll {math.degrees(tool.roll):.2f} deg"
+        )
+
+    def reach_words(self) -> str:
+        lo, hi = self.arm.yaw_limits
+        yaw = (
+            "continuous"
+            if (lo, hi) == (-math.inf, math.inf)
+            else (f"{math.degrees(lo):.1f}..{math.degrees(hi):.1f} deg")
+        )
+        return (
+            f"reach {self.arm.reach:.3f} m from the shoulder ({self.arm.shoulder_height:.3f} m "
+            f"up, {self.arm.shoulder_forward:.3f} m forward), yaw {yaw}"
+        )
+
+    def region(self) -> ReachableRegion:
+        """The cells of the vertical plane the tool point reaches within the joint limits."""
+        return vertical_region(self.arm)
+
+    def workspace(self, frame_id: str, stamp, region: ReachableRegion | None = None) -> MarkerArray:
+        """ik_markers' latched part: the horizontal reach as a circle and a clickable disc on
+        the base frame's x-y plane, the directions the yaw can face, and the `region` of the
+        vertical plane (drawn in the x-z plane) once it is computed."""
+        radius = abs(self.arm.shoulder_forward) + self.arm.reach
+        markers = workspace_markers(0.0, radius, frame_id=frame_id, z=0.0, stamp=stamp)
+        markers.markers += yaw_range_markers(
+            self.arm.yaw_limits, radius, frame_id=frame_id, stamp=stamp
+        )
+        if region is not None:
+            markers.markers += region_markers(
+                region, frame_id=frame_id, z=0.0, stamp=stamp, vertical=True
+            )
+        return markers
+
+
+Layout = PlanarLayout | SpatialLayout
+
+
+def layout_for(arm: PlanarArm | SpatialArm, targets: TargetCheck) -> Layout:
     """The layout of `arm`: the one place where the arm's kind picks how requests are solved."""
-    if isinstance(arm, PlanarArm):
-        return PlanarLayout(arm, targets)
-    raise TypeError(f"ik_node serves planar arms only, not a {type(arm).__name__}")
+    if isinstance(arm, SpatialArm):
+        return SpatialLayout(arm, targets)
+    return PlanarLayout(arm, targets)
 
 
 @dataclass(frozen=True)
@@ -100,8 +268,8 @@ class IkSetup:
     the batch limit (`ik.max_batch_targets`)."""
 
     config: ArmConfig
-    arm: PlanarArm
-    layout: PlanarLayout
+    arm: PlanarArm | SpatialArm
+    layout: Layout
     targets: TargetCheck
     default_branch: Branch
 

@@ -19,16 +19,16 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics import (
     LIMIT_TOLERANCE,
-    PlanarArm,
     PlanStatus,
     PolylinePlan,
     SolvePoints,
 )
 from arm_kinematics.nodes.messages import JointStateError, constant_names, is_empty, joint_positions
 from arm_kinematics.nodes.refusals import Refusal
-from arm_kinematics.nodes.targets import TargetCheck, waypoint_tool_angles
+from arm_kinematics.nodes.targets import waypoint_tool_angles
 from arm_kinematics.nodes.trajectory.ik_batch import IkInterruptedError, IkUnavailableError
 from arm_kinematics.nodes.trajectory.planning import plan_path
+from arm_kinematics.nodes.trajectory.poses import ToolPoses
 from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK
 
 Response = PlanCartesianPath.Response
@@ -49,7 +49,7 @@ STATUS_NAMES = constant_names(
 
 @dataclass(frozen=True)
 class PathRequest:
-    """A validated request: waypoints in the base frame ((x, y) or (x, y, heading)), the start
+    """A validated request: waypoints in the base frame (the planner's tool poses), the start
     joints (None: the latest joint_states), max_step (m), jump threshold (rad), speed (m/s)."""
 
     waypoints: tuple[tuple[float, ...], ...]
@@ -60,10 +60,15 @@ class PathRequest:
 
 
 def validate_request(
-    request: PlanCartesianPath.Request, config: ArmConfig, max_waypoints: int
+    request: PlanCartesianPath.Request,
+    config: ArmConfig,
+    max_waypoints: int,
+    poses: ToolPoses | None = None,
 ) -> PathRequest:
     """The request in the base frame with the defaults filled in; a Refusal says why it is
-    INVALID_REQUEST (the waypoints checked as the IK node checks its targets)."""
+    INVALID_REQUEST (the waypoints checked as the IK node checks its targets). `poses`: the
+    node's (None: the config's arm)."""
+    poses = poses or ToolPoses(config.make_arm(), config)
     count = len(request.waypoints)
     if count == 0:
         raise Refusal("no waypoints: give at least one pose to plan to")
@@ -80,11 +85,10 @@ def validate_request(
             raise Refusal(f"{name} = {value:g} is negative (0 means the default)")
     mode = request.orientation_mode
     angles = waypoint_tool_angles(mode, count, request.waypoint_tool_angles)
-    check = TargetCheck.from_config(config)
     frame = request.header.frame_id
-    check.frame(frame, "waypoints")
+    poses.check.frame(frame, "waypoints")
     waypoints = tuple(
-        check.planar_pose(frame, pose, mode, angle, f"waypoint {index}").point
+        poses.goal(frame, pose, mode, angle, f"waypoint {index}")
         for index, (pose, angle) in enumerate(zip(request.waypoints, angles, strict=True))
     )
     trajectory = config.trajectory
@@ -147,7 +151,7 @@ def timed_trajectory(
 
 
 def plan_response(
-    arm: PlanarArm,
+    poses: ToolPoses,
     config: ArmConfig,
     request: PathRequest,
     start: tuple[float, ...],
@@ -158,7 +162,7 @@ def plan_response(
     response = _response()
     try:
         plan = plan_path(
-            arm,
+            poses.arm,
             config,
             start,
             request.waypoints,
@@ -187,8 +191,8 @@ def plan_response(
     response.failed_index = plan.failed_step
     response.failed_waypoint = plan.failed_waypoint
     if plan.failed_point is not None:
-        x, y = plan.failed_point[:2]
-        response.failed_point = Point(x=float(x), y=float(y), z=config.plane_z)
+        x, y, z = poses.point(plan.failed_point)
+        response.failed_point = Point(x=x, y=y, z=z)
     response.message = (
         f"{plan.message}; {plan.feasible_fraction:.1%} of the path is feasible; nothing moved"
     )
@@ -211,7 +215,7 @@ def _response(status: int = Response.SUCCEEDED, message: str = "") -> Response:
 
 
 def plan_cartesian_path(
-    arm: PlanarArm,
+    poses: ToolPoses,
     config: ArmConfig,
     request: PlanCartesianPath.Request,
     max_waypoints: int,
@@ -221,7 +225,7 @@ def plan_cartesian_path(
     """The whole service but its refusals: validate `request`, take its start (its
     start_state, else `latest_joints()`: the latest joint_states, None when none came in
     time), plan, answer. A Refusal (INVALID_REQUEST, `refusal`) when the request is refused."""
-    checked = validate_request(request, config, max_waypoints)
+    checked = validate_request(request, config, max_waypoints, poses)
     start = checked.start if checked.start is not None else latest_joints()
     if start is None:
         timeout = config.trajectory.joint_state_timeout_s
@@ -229,4 +233,4 @@ def plan_cartesian_path(
             Response.NO_JOINT_STATE,
             f"no start_state and no joint_states within {timeout:g} s: nothing planned",
         )
-    return plan_response(arm, config, checked, start, solve)
+    return plan_response(poses, config, checked, start, solve)

@@ -27,7 +27,8 @@ from arm_kinematics.kinematics.planning.joint_trajectory import (
 )
 from arm_kinematics.nodes.messages import constant_names
 from arm_kinematics.nodes.refusals import InvalidJoints, Refusal
-from arm_kinematics.nodes.targets import TargetCheck, waypoint_tool_angles
+from arm_kinematics.nodes.targets import waypoint_tool_angles
+from arm_kinematics.nodes.trajectory.poses import ToolPoses
 from arm_kinematics_interfaces.action import MoveArm
 
 Result = MoveArm.Result
@@ -67,14 +68,12 @@ def format_joints(joints: tuple[float, ...]) -> str:
 
 @dataclass(frozen=True)
 class Move:
-    """A validated goal: target in the base frame (metres, radians), speed, step, and the
-    LINEAR waypoints passed through before the target ((x, y) or (x, y, heading), base
-    frame)."""
+    """A validated goal: the target as the planner's tool pose in the base frame (a planar
+    arm's (x, y[, heading]), a spatial arm's (x, y, z[, pitch[, roll]]); metres, radians), speed,
+    step, and the LINEAR waypoints passed through before the target (poses alike)."""
 
     mode: int
-    x: float
-    y: float
-    heading: float | None
+    target: tuple[float, ...]
     speed: float  # m/s (LINEAR) or fraction of the joint velocity limits (JOINT)
     max_step: float  # m
     waypoints: tuple[tuple[float, ...], ...] = ()
@@ -154,13 +153,19 @@ class Outcome:
     path_points: object = None
 
 
-def validate(goal: MoveArm.Goal, config: ArmConfig, max_waypoints: int | None = None) -> Move:
+def validate(
+    goal: MoveArm.Goal,
+    config: ArmConfig,
+    max_waypoints: int | None = None,
+    poses: ToolPoses | None = None,
+) -> Move:
     """The goal as a Move in the base frame; a Refusal says why it is INVALID_GOAL.
 
     The target and waypoints may be stamped in the base frame or the mount's parent frame
-    (`targets.TargetCheck`, the same check as the IK node's); at most `max_waypoints`
-    waypoints (None: no limit).
+    (`poses.goal`: `targets.TargetCheck`, the same check as the IK node's); at most
+    `max_waypoints` waypoints (None: no limit). `poses`: the node's (None: the config's arm).
     """
+    poses = poses or ToolPoses(config.make_arm(), config)
     if goal.mode not in MODE_NAMES:
         raise Refusal(f"unknown mode {goal.mode}: use LINEAR (0) or JOINT (1)")
     for name, value in (("speed", goal.speed), ("max_step", goal.max_step)):
@@ -176,11 +181,10 @@ def validate(goal: MoveArm.Goal, config: ArmConfig, max_waypoints: int | None = 
         )
     mode = goal.orientation_mode
     angles = waypoint_tool_angles(mode, len(goal.waypoints), goal.waypoint_tool_angles)
-    check = TargetCheck.from_config(config)
     frame = goal.target.header.frame_id
-    target = check.planar_pose(frame, goal.target.pose, mode, goal.tool_angle)
+    target = poses.goal(frame, goal.target.pose, mode, goal.tool_angle)
     waypoints = tuple(
-        check.planar_pose(frame, pose, mode, angle, f"waypoint {index}").point
+        poses.goal(frame, pose, mode, angle, f"waypoint {index}")
         for index, (pose, angle) in enumerate(zip(goal.waypoints, angles, strict=True))
     )
     trajectory = config.trajectory
@@ -195,9 +199,7 @@ def validate(goal: MoveArm.Goal, config: ArmConfig, max_waypoints: int | None = 
             )
     return Move(
         mode=goal.mode,
-        x=target.x,
-        y=target.y,
-        heading=target.heading,
+        target=target,
         speed=speed,
         max_step=goal.max_step or trajectory.default_max_step,
         waypoints=waypoints,

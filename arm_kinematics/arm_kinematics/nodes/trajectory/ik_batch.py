@@ -41,17 +41,28 @@ def batch_request(
     seed: Sequence[float] | None,
     joint_names: Sequence[str],
     base_frame: str,
+    position_dims: int = 2,
 ) -> SolveIKBatch.Request:
-    """A CLOSEST request for `points` (M, 2) x, y or (M, 3) with tool angles (headings, rad),
-    in the base frame on the arm's plane (no z), every target answered (the planner reads the
-    targets after a failing one too)."""
+    """A CLOSEST request for `points`, the planner's tool poses in the base frame (a planar
+    arm's (M, 2) x, y or (M, 3) with headings, on the arm's plane: no z; a spatial arm's (M, 3)
+    x, y, z, (M, 4) with the pitch, (M, 5) with the pitch and roll; m and rad), every target
+    answered (the planner reads the targets after a failing one too)."""
+
+    def column(index: int) -> array.array:
+        return array.array("d", np.ascontiguousarray(points[:, index]).tobytes())
+
     request = SolveIKBatch.Request()
     request.header.frame_id = base_frame
-    request.x = array.array("d", np.ascontiguousarray(points[:, 0]).tobytes())
-    request.y = array.array("d", np.ascontiguousarray(points[:, 1]).tobytes())
-    if points.shape[1] == 3:
+    request.x, request.y = column(0), column(1)
+    if position_dims == 3:
+        request.z = column(2)
+    angles = points.shape[1] - position_dims
+    if angles >= 1:
         request.orientation_mode = SolveIKBatch.Request.TOOL_ANGLE
-        request.tool_angle = array.array("d", np.ascontiguousarray(points[:, 2]).tobytes())
+        request.tool_angle = column(position_dims)
+    if angles == 2:
+        request.orientation_mode = SolveIKBatch.Request.FULL_ORIENTATION
+        request.roll = column(position_dims + 1)
     request.branch = SolveIK.Request.BRANCH_CLOSEST
     if seed is not None:
         request.seed = joint_state(list(joint_names), seed)
@@ -106,11 +117,13 @@ class IkBatchClient:
         base_frame: str,
         timeout_s: float,
         resend_s: float = RESEND_S,
+        position_dims: int = 2,
     ) -> None:
         self._client = client
         self._service = service
         self._names = list(joint_names)
         self._base_frame = base_frame
+        self._position_dims = position_dims
         self._timeout_s = timeout_s
         self._resend_s = resend_s
 
@@ -136,7 +149,7 @@ class IkBatchClient:
         Raises IkUnavailableError (no service, no answer within the timeout, another arm) or
         IkInterruptedError (`wake` was set while waiting).
         """
-        request = batch_request(points, seed, self._names, self._base_frame)
+        request = batch_request(points, seed, self._names, self._base_frame, self._position_dims)
         deadline = time.monotonic() + self._timeout_s
         while not self._client.service_is_ready():
             if wake.wait(timeout=min(POLL_S, max(0.0, deadline - time.monotonic()))):

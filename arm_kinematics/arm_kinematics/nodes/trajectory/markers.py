@@ -1,7 +1,8 @@
 """RViz markers of `trajectory_markers`, as plain message builders.
 
 Every builder returns a MarkerArray that first clears the previous markers (DELETEALL), in the
-base frame, on the arm's plane z; `scale` is a size that suits the arm (5 % of its reach, m).
+base frame; points are tool points (x, y, z, m; `poses.ToolPoses.point`: a planar arm's on its
+plane); `scale` is a size that suits the arm (5 % of its reach, m).
 """
 
 from __future__ import annotations
@@ -28,11 +29,10 @@ def marker_scale(link_lengths) -> float:
 
 
 class TrajectoryMarkers:
-    """Builds the plan and abort markers of one arm (frame, plane z, marker size)."""
+    """Builds the plan and abort markers of one arm (frame, marker size)."""
 
-    def __init__(self, base_frame: str, plane_z: float, scale: float) -> None:
+    def __init__(self, base_frame: str, scale: float) -> None:
         self.base_frame = base_frame
-        self.plane_z = plane_z
         self.scale = scale
 
     def _marker(self, kind: int, marker_id: int, ns: str, color: ColorRGBA, stamp: Time) -> Marker:
@@ -43,14 +43,13 @@ class TrajectoryMarkers:
         return marker
 
     def _line(
-        self, marker_id: int, ns: str, xy: np.ndarray, color: ColorRGBA, width: float, stamp: Time
+        self, marker_id: int, ns: str, xyz: np.ndarray, color: ColorRGBA, width: float, stamp: Time
     ) -> Marker | None:
-        if len(xy) < 2:
+        if len(xyz) < 2:
             return None
         marker = self._marker(Marker.LINE_STRIP, marker_id, ns, color, stamp)
         marker.scale.x = width
-        z = self.plane_z
-        marker.points = [Point(x=float(x), y=float(y), z=z) for x, y in xy[:, :2].tolist()]
+        marker.points = [Point(x=x, y=y, z=z) for x, y, z in xyz.tolist()]
         return marker
 
     def _array(self, markers: list[Marker | None]) -> MarkerArray:
@@ -58,14 +57,17 @@ class TrajectoryMarkers:
         clear.header.frame_id = self.base_frame
         return MarkerArray(markers=[clear, *[m for m in markers if m is not None]])
 
-    def plan(self, start_tip: tuple[float, float], tips: np.ndarray, stamp: Time) -> MarkerArray:
-        """The path the tool will follow: from `start_tip` through the setpoints' tips (x, y)."""
-        path = np.vstack((np.asarray(start_tip, dtype=float)[None, :2], tips[:, :2]))
+    def plan(
+        self, start_tip: tuple[float, float, float], tips: np.ndarray, stamp: Time
+    ) -> MarkerArray:
+        """The path the tool will follow: from `start_tip` through the setpoints' tool points
+        (K, 3)."""
+        path = np.vstack((np.asarray(start_tip, dtype=float)[None, :], tips))
         return self._array([self._line(0, "planned_path", path, PLANNED, 0.1 * self.scale, stamp)])
 
     def abort(
         self,
-        start_tip: tuple[float, float],
+        start_tip: tuple[float, float, float],
         points: np.ndarray,
         step: int,
         status: int,
@@ -73,18 +75,18 @@ class TrajectoryMarkers:
         stamp: Time,
     ) -> MarkerArray:
         """Feasible part green, the rest faded red, a red sphere and a label at `step` (the
-        index in `points` (M, 2|3) of the failing point)."""
-        xy = np.vstack((np.asarray(start_tip, dtype=float)[None, :2], points[:, :2]))
+        index in `points` (M, 3), the path's tool points, of the failing point)."""
+        xyz = np.vstack((np.asarray(start_tip, dtype=float)[None, :], points))
         scale = self.scale
-        # xy[0] is the start, xy[step + 1] the failing point.
-        feasible = self._line(0, "feasible_path", xy[: step + 1], FEASIBLE, 0.1 * scale, stamp)
-        rest = self._line(1, "infeasible_path", xy[step:], INFEASIBLE, 0.06 * scale, stamp)
-        x, y = (float(v) for v in points[step, :2])
+        # xyz[0] is the start, xyz[step + 1] the failing point.
+        feasible = self._line(0, "feasible_path", xyz[: step + 1], FEASIBLE, 0.1 * scale, stamp)
+        rest = self._line(1, "infeasible_path", xyz[step:], INFEASIBLE, 0.06 * scale, stamp)
+        x, y, z = (float(v) for v in points[step])
         sphere = self._marker(Marker.SPHERE, 2, "failed_step", FAILED, stamp)
-        sphere.pose.position = Point(x=x, y=y, z=self.plane_z)
+        sphere.pose.position = Point(x=x, y=y, z=z)
         sphere.scale.x = sphere.scale.y = sphere.scale.z = 0.5 * scale
         text = self._marker(Marker.TEXT_VIEW_FACING, 3, "failed_step", LABEL, stamp)
-        text.pose.position = Point(x=x, y=y, z=self.plane_z + 0.8 * scale)
+        text.pose.position = Point(x=x, y=y, z=z + 0.8 * scale)
         text.scale.z = 0.35 * scale
         label = status_name(status)
         if status == Result.IK_FAILED:

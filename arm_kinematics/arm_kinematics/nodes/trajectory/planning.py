@@ -9,7 +9,6 @@ plan_cartesian_path service plans with `plan_path`, exactly as a LINEAR goal.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -22,11 +21,13 @@ from arm_kinematics.kinematics import (
     PolylinePlan,
     Setpoints,
     SolvePoints,
+    SpatialArm,
     joint_setpoints,
     plan_polyline,
     polyline_paths,
     polyline_step_counts,
 )
+from arm_kinematics.kinematics.planning.line_plan import pose_text
 from arm_kinematics.nodes.refusals import Refusal
 from arm_kinematics.nodes.trajectory.goals import GoalRun, Move, Outcome, Result
 from arm_kinematics.nodes.trajectory.ik_batch import IkInterruptedError, IkUnavailableError
@@ -47,15 +48,8 @@ class PlannedMove:
     total_steps: int
 
 
-def _point_text(point: np.ndarray) -> str:
-    text = f"({point[0]:.4f}, {point[1]:.4f})"
-    if len(point) > 2:
-        text += f" heading {math.degrees(point[2]):.2f} deg"
-    return text
-
-
 def plan_move(
-    arm: PlanarArm,
+    arm: PlanarArm | SpatialArm,
     config: ArmConfig,
     move: Move,
     start: tuple[float, ...],
@@ -77,14 +71,16 @@ def plan_move(
         return outcome
 
 
-def start_pose(arm: PlanarArm, start: tuple[float, ...], with_heading: bool) -> tuple[float, ...]:
-    """The tool pose at the joints `start`: (x, y), or (x, y, heading) when the path has one."""
-    x0, y0, h0 = arm.forward(start)
-    return (x0, y0, h0) if with_heading else (x0, y0)
+def start_pose(
+    arm: PlanarArm | SpatialArm, start: tuple[float, ...], like: Sequence[float]
+) -> tuple[float, ...]:
+    """The tool pose at the joints `start` (rad) with as many angles as the pose `like` (a
+    planar arm's (x, y[, heading]), a spatial arm's (x, y, z[, pitch[, roll]]))."""
+    return tuple(arm.tool_vector(start)[: len(like)])
 
 
 def path_points(
-    arm: PlanarArm,
+    arm: PlanarArm | SpatialArm,
     start: tuple[float, ...],
     waypoints: Sequence[tuple[float, ...]],
     max_step: float,
@@ -93,14 +89,14 @@ def path_points(
 ) -> np.ndarray:
     """Every planned point of the path start -> waypoints (no IK: for the abort markers), as
     `plan_path` places them for `max_step` (m), `speed` (m/s) and the command `period` (s)."""
-    pose = start_pose(arm, start, len(waypoints[0]) == 3)
+    pose = start_pose(arm, start, waypoints[0])
     counts = polyline_step_counts(arm, pose, waypoints, max_step, speed, period)
-    paths = polyline_paths(pose, waypoints)
+    paths = polyline_paths(pose, waypoints, arm.position_dims)
     return np.concatenate([path.points(c) for path, c in zip(paths, counts, strict=True)])
 
 
 def plan_path(
-    arm: PlanarArm,
+    arm: PlanarArm | SpatialArm,
     config: ArmConfig,
     start: tuple[float, ...],
     waypoints: Sequence[tuple[float, ...]],
@@ -110,15 +106,15 @@ def plan_path(
     max_joint_step: float,
     solve: SolvePoints,
 ) -> PolylinePlan:
-    """Plan the tool path from the joints `start` (rad) through `waypoints` ((x, y) or (x, y,
-    heading) in the base frame, m and rad) with the MoveArm LINEAR rules: points at most
+    """Plan the tool path from the joints `start` (rad) through `waypoints` (the planner's
+    tool poses in the base frame, m and rad) with the MoveArm LINEAR rules: points at most
     `max_step` m apart, `speed` m/s slowed by the joint velocity limits, a joint step above
     `max_joint_step` rad a jump, setpoints at the command rate. A Refusal, before any IK, when
     it would need more than MAX_PLAN_POINTS points, MAX_SETPOINTS setpoints, or more IK
     solutions in one segment than one solve_ik_batch request may hold.
     """
     period = 1.0 / config.trajectory.command_rate_hz
-    pose = start_pose(arm, start, len(waypoints[0]) == 3)
+    pose = start_pose(arm, start, waypoints[0])
     step_counts = polyline_step_counts(arm, pose, waypoints, max_step, speed, period)
     count = sum(step_counts)
     if count > MAX_PLAN_POINTS:
@@ -127,7 +123,7 @@ def plan_path(
             f"at each setpoint at {speed:g} m/s); the most is {MAX_PLAN_POINTS}: use a larger "
             "max_step, a higher speed or fewer waypoints"
         )
-    paths = polyline_paths(pose, waypoints)
+    paths = polyline_paths(pose, waypoints, arm.position_dims)
     length = sum(path.length for path in paths)
     expected_setpoints = length / (speed * period)
     # Each segment's points (its full-speed setpoints among them) go to the IK node in one
@@ -161,10 +157,13 @@ def plan_path(
 
 
 def _plan_linear(
-    arm: PlanarArm, config: ArmConfig, move: Move, start: tuple[float, ...], solve: SolvePoints
+    arm: PlanarArm | SpatialArm,
+    config: ArmConfig,
+    move: Move,
+    start: tuple[float, ...],
+    solve: SolvePoints,
 ) -> PlannedMove | Outcome:
-    goal = (move.x, move.y) if move.heading is None else (move.x, move.y, move.heading)
-    waypoints = [*move.waypoints, goal]
+    waypoints = [*move.waypoints, move.target]
     plan = plan_path(
         arm,
         config,
@@ -201,15 +200,20 @@ def _plan_linear(
 
 
 def _plan_joint(
-    arm: PlanarArm, config: ArmConfig, move: Move, start: tuple[float, ...], solve: SolvePoints
+    arm: PlanarArm | SpatialArm,
+    config: ArmConfig,
+    move: Move,
+    start: tuple[float, ...],
+    solve: SolvePoints,
 ) -> PlannedMove | Outcome:
-    goal = np.array([[move.x, move.y] if move.heading is None else [move.x, move.y, move.heading]])
+    goal = np.array([move.target])
     answers = solve(goal, start)
     status = int(answers.status[0])
     if status not in (SolveIK.Response.OK, SolveIK.Response.SINGULAR):
         return Outcome(
             Result.IK_FAILED,
-            f"step 0 of 1 at {_point_text(goal[0])} has no IK solution: {answers.explain(0)}; "
+            f"step 0 of 1 at {pose_text(goal[0], arm.position_dims)} has no IK solution: "
+            f"{answers.explain(0)}; "
             "0/1 of the path is feasible; nothing moved",
             final=start,
             ik_status=status,

@@ -141,7 +141,7 @@ class SetpointStream:
     """Streams a goal's setpoints, then waits until joint_states reach the last one.
 
     `publish(joints)` sends one setpoint and returns what `feedback(run, step, count, joints,
-    sent)` may reuse (the message); `forward(joints)` is the arm's FK (x, y, heading);
+    sent)` may reuse (the message); `describe(joints)` says where the tool is at joints (rad);
     `on_first(run, setpoints, start, total_steps)` runs once the first setpoint is out.
     """
 
@@ -151,14 +151,14 @@ class SetpointStream:
         monitor: JointStateMonitor,
         publish: Callable[[Sequence[float]], object],
         feedback: Callable[[GoalRun, int, int, tuple[float, ...], object], None],
-        forward: Callable[[Sequence[float]], tuple[float, float, float]],
+        describe: Callable[[Sequence[float]], str],
         on_first: Callable[[GoalRun, Setpoints, tuple[float, ...], int], None] | None = None,
     ) -> None:
         self.settings = settings
         self._monitor = monitor
         self._publish = publish
         self._feedback = feedback
-        self._forward = forward
+        self._describe = describe
         self._on_first = on_first
 
     def run(
@@ -261,10 +261,9 @@ class SetpointStream:
                 "commands?",
                 final=last,
             )
-        tip_x, tip_y, tip_heading = self._forward(last)
         return Outcome(
             Result.SUCCEEDED,
-            f"reached ({tip_x:.4f}, {tip_y:.4f}) heading {math.degrees(tip_heading):.2f} deg "
-            f"in {count} setpoints ({time.monotonic() - started:.2f} s)",
+            f"reached {self._describe(last)} in {count} setpoints "
+            f"({time.monotonic() - started:.2f} s)",
             final=last,
         )
