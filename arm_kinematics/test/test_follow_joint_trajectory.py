@@ -699,6 +699,40 @@ def test_follow_goals_moveit_goals_and_joint_trajectories_replace_each_other(
     assert planar.wait_still() == pytest.approx(start, abs=1e-9)
 
 
+def documented_goals() -> list[tuple[str, dict]]:
+    """Every `ros2 action send_goal ... follow_joint_trajectory` example of README.md and
+    docs/moveit.md: (file, the goal as YAML gives it)."""
+    import yaml
+    from ros_helpers import PACKAGE_DIR
+
+    found = []
+    for path in (PACKAGE_DIR.parent / "README.md", PACKAGE_DIR.parent / "docs" / "moveit.md"):
+        lines = path.read_text().splitlines()
+        for index, line in enumerate(lines):
+            if "ros2 action send_goal" in line and "/follow_joint_trajectory" in line:
+                text = lines[index + 1].strip()
+                assert text[0] == text[-1] == '"', (path.name, text)
+                found.append((path.name, yaml.safe_load(text[1:-1])))
+    return found
+
+
+def test_the_documented_send_goal_examples_succeed_on_the_default_arm(planar: Probe) -> None:
+    from arm_kinematics.bridge.convert import from_json
+
+    examples = documented_goals()
+    assert {name for name, _ in examples} == {"README.md", "moveit.md"}
+    for name, data in examples:
+        planar.move_to(PLANAR_HOME)
+        goal = from_json(FollowJointTrajectory.Goal, data)
+        answer = planar.follow(goal)
+        assert answer.status == GoalStatus.STATUS_SUCCEEDED, (name, answer.result.error_string)
+        last = dict(
+            zip(goal.trajectory.joint_names, goal.trajectory.points[-1].positions, strict=True)
+        )
+        expected = tuple(last[joint] for joint in PLANAR.joint_names)
+        assert planar.wait_still() == pytest.approx(expected, abs=1e-9), name
+
+
 # --- the shutdown -------------------------------------------------------------------------------
 
 
