@@ -263,7 +263,7 @@ def test_the_path_tolerance_compares_joint_states_with_the_path_when_they_came()
     broken = check.check(run, started)
     assert isinstance(broken, FollowOutcome)
     assert broken.error_code == Code.PATH_TOLERANCE_VIOLATED
-    assert broken.hold == (0.35, 0.0)
+    assert broken.holds  # the node holds the arm where it stops
     assert "joint shoulder 0.1500 rad (8.59 deg) off, beyond 0.1000 rad (5.73 deg)" in (
         broken.message
     )
@@ -281,7 +281,7 @@ def test_the_end_succeeds_within_the_goal_tolerance_and_fails_past_the_goal_time
     monitor.update((0.95, -0.5))  # 0.05 off, and the goal time is over
     missed = check.arrival(run, (1.0, -0.5), 50, time.monotonic() - 1.2)
     assert missed.error_code == Code.GOAL_TOLERANCE_VIOLATED
-    assert missed.hold == (0.95, -0.5)
+    assert missed.holds
     assert "joint shoulder 0.0500 rad (2.86 deg) off, beyond 0.0200 rad (1.15 deg)" in (
         missed.message
     )
@@ -297,3 +297,14 @@ def test_without_a_goal_time_limit_the_end_waits_until_something_stops_the_goal(
     threading.Timer(0.5, run.stop, (Result.CANCELED, "canceled by the client")).start()
     ended = check.arrival(run, (1.0, -0.5), 50, time.monotonic() - 10.0)
     assert ended.status == Result.CANCELED
+
+
+def test_the_arm_is_at_rest_when_two_joint_states_in_a_row_agree() -> None:
+    monitor = JointStateMonitor()
+    monitor.update((0.1, 0.2), stamp=10.00)
+    monitor.update((0.2, 0.2), stamp=10.02)  # moving: 5 rad/s from the stamps
+    assert monitor.sample().velocities == pytest.approx((5.0, 0.0))
+    assert monitor.wait_still(0.05) is None
+    threading.Timer(0.1, monitor.update, ((0.25, 0.2), 10.04)).start()
+    threading.Timer(0.2, monitor.update, ((0.25, 0.2), 10.06)).start()
+    assert monitor.wait_still(5.0) == (0.25, 0.2)

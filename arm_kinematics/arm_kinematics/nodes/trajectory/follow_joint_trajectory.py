@@ -38,8 +38,10 @@ valid motion preempts, one moves at a time) and streamed by the same `SetpointSt
 - **At the end**, from the last point's time: SUCCESSFUL once every joint is within its goal
   tolerance of the last point; not by the end plus `goal_time_tolerance`: GOAL_TOLERANCE_VIOLATED
   (with no limit it waits, as the controller does, until a cancel or a newer motion).
-- A broken tolerance or a cancel holds the arm where `joint_states` says it is (one command
-  there: a blocked servo stops pushing), as the controller holds its current state. A newer
+- A broken tolerance or a cancel holds the arm where `joint_states` says it is once it has
+  stopped, as the controller holds its current state: the joints that move freely stop on the
+  setpoint already sent; where a blocked servo stopped short of it, one command at the pose
+  measured makes it stop pushing. A newer
   motion replaces the goal, which ends ABORTED with INVALID_GOAL ("preempted by ..."), as the
   controller reports a preempted goal; so does the node's shutdown.
 
@@ -99,6 +101,11 @@ LABEL = "follow_joint_trajectory goal"
 ERASE = -1.0
 """A tolerance (or goal_time_tolerance) of -1 lifts the bound (control_msgs/JointTolerance)."""
 _ERASE_SLACK = float(np.finfo(np.float32).eps)  # what counts as -1 (the controller's test)
+SETTLE_S = 0.5
+"""Longest wait for the arm to come to rest (the setpoint already sent, a servo tick, one
+joint_states) before it is held where it is (s)."""
+HOLD_SLACK = 1e-9
+"""rad: a joint at rest this close to its last setpoint is held by it (no command needed)."""
 
 
 def error_name(code: int) -> str:
@@ -310,11 +317,11 @@ def follow_move(
 
 @dataclass
 class FollowOutcome(Outcome):
-    """An Outcome with the goal's FollowJointTrajectory `error_code`, and `hold`: the joints
-    (rad) the arm was commanded to stay at when it ended, if it was."""
+    """An Outcome with the goal's FollowJointTrajectory `error_code`; `holds`: the arm is to be
+    held where it stopped (a cancel, a broken tolerance)."""
 
     error_code: int = FollowResult.SUCCESSFUL
-    hold: tuple[float, ...] | None = None
+    holds: bool = False
 
 
 def error_code_of(refusal: Refusal | None) -> int:
@@ -472,11 +479,10 @@ class FollowWatch:
             Result.HARDWARE_FAULT,
             f"path tolerance broken {values.time:.2f} s into the trajectory: "
             f"{'; '.join(beyond)} (goal path_tolerance, else the parameter "
-            "constraints.<joint>.trajectory_deg); stopped, the arm holds at "
-            f"{format_joints(sample.positions)}",
+            "constraints.<joint>.trajectory_deg); stopped",
             final=sample.positions,
             error_code=FollowResult.PATH_TOLERANCE_VIOLATED,
-            hold=sample.positions,
+            holds=True,
         )
 
     def arrival(self, run: GoalRun, last: tuple[float, ...], count: int, started: float) -> Outcome:
@@ -520,11 +526,10 @@ class FollowWatch:
                         Result.HARDWARE_FAULT,
                         f"goal tolerance missed {now - end:.2f} s after the trajectory's end "
                         f"(goal_time_tolerance {goal_time:g} s): {'; '.join(beyond)} (goal "
-                        "goal_tolerance, else the parameter constraints.<joint>.goal_deg); "
-                        f"the arm holds at {format_joints(sample.positions)}",
+                        "goal_tolerance, else the parameter constraints.<joint>.goal_deg)",
                         final=sample.positions,
                         error_code=FollowResult.GOAL_TOLERANCE_VIOLATED,
-                        hold=sample.positions,
+                        holds=True,
                     )
             tick = max(tick + self._period, now)
             run.wake.wait(max(0.0, tick - time.monotonic()))
@@ -595,15 +600,21 @@ class TrajectoryFollower:
             self._feedback,
         )
         outcome = self._stream.run(run, setpoints, start, len(move), watch)
+        sent = outcome.sent_setpoints
         if outcome.status == Result.CANCELED:
-            here = self._monitor.latest() or start
             outcome = FollowOutcome(
                 Result.CANCELED,
-                f"canceled by the client: the arm holds at {format_joints(here)}",
-                final=here,
+                "canceled by the client",
                 error_code=FollowResult.SUCCESSFUL,
-                hold=here,
+                holds=True,
             )
-        if isinstance(outcome, FollowOutcome) and outcome.hold is not None:
-            self._hold(outcome.hold)
+        if isinstance(outcome, FollowOutcome) and outcome.holds:
+            # Where the arm came to rest: the joints that move freely finish the setpoint
+            # already sent, a blocked one stays at its obstacle and is commanded there.
+            commanded = tuple(setpoints.joints[sent - 1].tolist()) if sent else start
+            here = self._monitor.wait_still(SETTLE_S) or self._monitor.latest() or start
+            if any(abs(a - b) > HOLD_SLACK for a, b in zip(here, commanded, strict=True)):
+                self._hold(here)
+            held = f"{outcome.message}; the arm holds at {format_joints(here)}"
+            outcome = replace(outcome, message=held, final=here)
         return outcome

@@ -94,6 +94,21 @@ class JointStateMonitor:
             if wake.is_set() or time.monotonic() >= deadline:
                 return None
 
+    def wait_still(self, timeout: float) -> tuple[float, ...] | None:
+        """The positions of the first joint_states (the latest one included) that show the arm
+        at rest (the same positions as the message before), within `timeout` s; None if it is
+        not at rest by then."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                sample = self._sample
+                if sample is not None and not any(sample.velocities):
+                    return sample.positions
+                remaining = deadline - time.monotonic()
+                if remaining <= 0.0:
+                    return None
+                self._changed.wait(remaining)
+
     def wait_near(
         self, goal: Sequence[float], tolerance: float, timeout: float, wake: threading.Event
     ) -> bool:
