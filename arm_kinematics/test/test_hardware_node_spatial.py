@@ -328,6 +328,22 @@ def test_a_joint_command_for_the_gripper_ends_its_goal(graph: RosGraph) -> None:
     wait_for(lambda: node.positions[-1] == D(60), what="the commanded 60 deg")
 
 
+def test_moveit_gripper_goals_close_and_open_with_the_joint_angle(graph: RosGraph) -> None:
+    # MoveIt's GripperCommand handle sends the gripper joint's angle (rad) from the last point of
+    # its trajectory, and max_effort from the controller's config: with angle_rad it is that.
+    node = start_node(graph, KIT_PATH, **{"gripper.position_unit": "angle_rad"})
+    probe = Probe(graph)
+    for angle_deg in (0.0, 70.0):  # closed, then open
+        answer = probe.result(probe.send_gripper(D(angle_deg), max_effort=10.0))
+        assert answer.status == GoalStatus.STATUS_SUCCEEDED
+        assert answer.result.reached_goal
+        assert not answer.result.stalled
+        assert answer.result.position == pytest.approx(D(angle_deg), abs=D(1.0))
+        wait_for(lambda a=angle_deg: node.positions[-1] == D(a), what=f"{angle_deg} deg")
+    assert not probe.send_gripper(D(75.0)).accepted  # beyond open_deg: rejected, not clamped
+    assert node.targets[-1] == D(70.0)
+
+
 def test_max_effort_is_accepted_and_said_not_to_apply(graph: RosGraph) -> None:
     start_node(graph, MEARM_PATH)  # the claw: goals are its joint angle in radians
     probe = Probe(graph)

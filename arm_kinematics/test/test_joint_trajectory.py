@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics.planning.joint_trajectory import (
+    JointNamesError,
     JointTrajectoryError,
+    TimedJointPath,
     check_joint_trajectory,
 )
 
@@ -104,3 +106,29 @@ def test_samples_keep_every_joint_within_its_speed_and_end_on_the_last_point(poi
     assert np.all(steps <= limit * period * (1 + 1e-9))
     assert samples[-1].tolist() == positions[-1]
     assert len(samples) == math.ceil(time / period - 1e-9)
+
+
+def test_a_partial_trajectory_is_a_names_error_unless_the_others_hold() -> None:
+    with pytest.raises(JointNamesError, match="joints shoulder are missing"):
+        check(names=("elbow",), times=(1.0,), positions=((0.2,),))
+    path = check(names=("elbow",), times=(1.0,), positions=((0.2,),), hold_missing=True)
+    assert path.positions.tolist() == [[0.0, 0.5], [0.0, 0.2]]  # the shoulder stays at 0
+    # The joints it names still follow every rule: beyond its limit, too fast.
+    with pytest.raises(JointTrajectoryError, match=r"point 0: joint elbow = 100\.00 deg"):
+        check(names=("elbow",), times=(2.0,), positions=((math.radians(100),),), hold_missing=True)
+    with pytest.raises(JointTrajectoryError, match="point 0: joint elbow moves"):
+        check(names=("elbow",), times=(0.01,), positions=((1.0,),), hold_missing=True)
+
+
+def test_a_path_at_a_time_is_on_its_segment_with_the_segment_speed() -> None:
+    path = TimedJointPath(np.array([0.0, 1.0, 3.0]), np.array([[0.0], [1.0], [0.0]]))
+    for time, position, speed in [
+        (-1.0, 0.0, 0.0),
+        (0.25, 0.25, 1.0),
+        (1.0, 1.0, -0.5),  # a point starts the next segment
+        (2.0, 0.5, -0.5),
+        (3.0, 0.0, 0.0),
+        (9.0, 0.0, 0.0),
+    ]:
+        q, v = path.at(time)
+        assert (q.tolist(), v.tolist()) == ([pytest.approx(position)], [pytest.approx(speed)])

@@ -9,6 +9,8 @@ and what to send instead. The class names the fault, in the terms of SolveIK's s
   match, a limit exceeded;
 - `WrongFrame`, `OffPlane`, `InvalidOrientation`: the stamped-target check (`nodes/targets.py`:
   WRONG_FRAME, OFF_PLANE, INVALID_ORIENTATION);
+- `InvalidJoints`: joint names that are not the arm's joints, each once (a joint trajectory's;
+  FollowJointTrajectory answers INVALID_JOINTS, SolveIK's terms INVALID_INPUT);
 - `messages.JointStateError`: joints by name that cannot be read; its `problem` says which, for
   ComputeFK's own status values.
 
@@ -61,6 +63,10 @@ class OffPlane(Refusal):
     """A planar arm's target further from the arm's plane than the plane tolerance."""
 
     status: ClassVar[int] = _IK.OFF_PLANE
+
+
+class InvalidJoints(Refusal):
+    """Joint names that are unknown, named twice or (a whole-arm trajectory) missing."""
 
 
 class InvalidOrientation(Refusal):

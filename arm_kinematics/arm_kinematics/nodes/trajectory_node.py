@@ -13,6 +13,9 @@ Interfaces (relative names, so a namespace moves them all):
   goal's setpoints; an empty one stops the arm where it is;
 - service `plan_cartesian_path` (arm_kinematics_interfaces/srv/PlanCartesianPath): plans a
   polyline with the LINEAR rules and returns the timed JointTrajectory; nothing moves;
+- action server `<controller_name>/follow_joint_trajectory`
+  (control_msgs/action/FollowJointTrajectory, as joint_trajectory_controller serves it: MoveIt's
+  route; `nodes/follow_joint_trajectory_action.py`);
 - publisher `trajectory_markers` (visualization_msgs/MarkerArray, transient local): the planned
   path, and on an abort the feasible part, the failing step and its status.
 - subscription `calibration/state` (arm_kinematics_interfaces/CalibrationState, transient
@@ -22,8 +25,9 @@ Interfaces (relative names, so a namespace moves them all):
 
 Targets and waypoints may be stamped in the base frame or, with a mount, the mount's parent
 frame; they are transformed into the base frame before planning (`frames.TargetFrames`).
-Parameter of this node only (read-only): `max_waypoints`, the most waypoints a MoveArm goal or
-a plan request may carry.
+Parameters of this node only (read-only): `max_waypoints`, the most waypoints a MoveArm goal or
+a plan request may carry; the FollowJointTrajectory action's (`controller_name`,
+`allow_partial_joints_goal`, `constraints.*`).
 
 Goal lifecycle: validate -> start pose from the latest joint_states -> plan (the core's
 `plan_line`: IK of the line's points in one solve_ik_batch round trip, the joint-jump check,
@@ -59,11 +63,16 @@ from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
 from arm_kinematics.kinematics import Setpoints
+from arm_kinematics.nodes.follow_joint_trajectory_action import (
+    FollowJointTrajectoryAction,
+    declare_follow_parameters,
+)
 from arm_kinematics.nodes.messages import JointStateError, joint_positions, joint_state
 from arm_kinematics.nodes.params import ParameterStartupError, declare_arm_parameters
 from arm_kinematics.nodes.refusals import Refusal
 from arm_kinematics.nodes.runner import run_node
 from arm_kinematics.nodes.trajectory import cartesian
+from arm_kinematics.nodes.trajectory.follow_joint_trajectory import FollowMove, TrajectoryFollower
 from arm_kinematics.nodes.trajectory.goals import (
     MODE_NAMES,
     Admission,
@@ -126,6 +135,7 @@ class TrajectoryNode(Node):
         super().__init__("trajectory_node", **kwargs)
         self.config = declare_arm_parameters(self)
         self.max_waypoints = declare_max_waypoints(self)
+        follow_settings = declare_follow_parameters(self, self.config)
         self.arm = self.config.make_arm()
         trajectory = self.config.trajectory
         self._names = list(self.config.joint_names)
@@ -170,6 +180,24 @@ class TrajectoryNode(Node):
         self._handles: dict[bytes, ServerGoalHandle] = {}
         self._closing = threading.Event()  # ends the waits of callbacks that are not goals
         self._create_inputs(group)
+        self._follow = TrajectoryFollower(
+            self.config,
+            follow_settings,
+            self._stream,
+            self._joint_states,
+            lambda: self.get_clock().now().nanoseconds * 1e-9,
+            self._publish_setpoint,
+            lambda run, values: self._follow_action.publish_feedback(run, values),
+            self.arm.tool_vector,
+        )
+        self._follow_action = FollowJointTrajectoryAction(
+            self,
+            self._follow,
+            self._admission,
+            self._outcome,
+            lambda: self._joint_states.wait_fresh(trajectory.joint_state_timeout_s, self._closing),
+            group,
+        )
         action = self.resolve_topic_name("move_arm")  # resolved as rcl_action resolves it
         self.get_logger().info(
             f"trajectory_node ready: action '{action}', joints {self._names}, "
@@ -233,7 +261,8 @@ class TrajectoryNode(Node):
         except JointStateError as error:
             self.get_logger().warning(f"ignoring joint_states: {error}", throttle_duration_sec=5.0)
             return
-        self._joint_states.update(joints)
+        stamp = msg.header.stamp
+        self._joint_states.update(joints, stamp.sec + stamp.nanosec * 1e-9)
 
     def _on_clicked_point(self, msg: PointStamped) -> None:
         p = msg.point
@@ -336,6 +365,16 @@ class TrajectoryNode(Node):
 
     def _finish(self, run: GoalRun) -> MoveArm.Result:
         """Run a goal to its end; its result (also logged). Never raises."""
+        outcome = self._outcome(run)
+        line = f"{run.label} {status_name(outcome.status)}: {outcome.message}"
+        if outcome.status in (Result.SUCCEEDED, Result.CANCELED, Result.PREEMPTED):
+            self.get_logger().info(line)
+        else:
+            self.get_logger().warning(line)
+        return self._result(outcome)
+
+    def _outcome(self, run: GoalRun) -> Outcome:
+        """Run a motion to its end; its outcome. Never raises."""
         try:
             outcome = self._run(run)
         except Exception as error:  # never let a bug leave the goal hanging or kill the node
@@ -347,12 +386,7 @@ class TrajectoryNode(Node):
             )
         finally:
             self._admission.finish(run)
-        line = f"{run.label} {status_name(outcome.status)}: {outcome.message}"
-        if outcome.status in (Result.SUCCEEDED, Result.CANCELED, Result.PREEMPTED):
-            self.get_logger().info(line)
-        else:
-            self.get_logger().warning(line)
-        return self._result(outcome)
+        return outcome
 
     def _run(self, run: GoalRun) -> Outcome:
         if run.move is None:
@@ -374,6 +408,8 @@ class TrajectoryNode(Node):
                     f"'{self.resolve_topic_name('joint_states')}' (is the hardware node "
                     "running?): nothing moved",
                 )
+            if isinstance(move, FollowMove):
+                return self._follow.run(run, move, start)
             if isinstance(move, TrajectoryMove):
                 return self._stream_trajectory(run, move, start)
             try:

@@ -5,7 +5,8 @@ in any order, and points with positions (rad) and `time_from_start` (s). It is a
 whole, before anything moves:
 
 1. the names are exactly the arm's joints, each once (in any order; a subset is refused, since
-   the joints left out would have no command);
+   the joints left out would have no command, unless `hold_missing` asks that they keep their
+   current position, as FollowJointTrajectory's partial goals do);
 2. every point has one finite position per joint and a finite time;
 3. times strictly increase, and the first is > 0 (the arm needs time to get from where it is to
    the first point) unless the first point is where the arm already is;
@@ -35,6 +36,10 @@ class JointTrajectoryError(ValueError):
     """A trajectory that breaks a rule; the message names the point and joint."""
 
 
+class JointNamesError(JointTrajectoryError):
+    """The joint names break rule 1: unknown, named twice, or missing."""
+
+
 @dataclass(frozen=True)
 class TimedJointPath:
     """A checked trajectory in the arm's joint order, starting at the current pose.
@@ -50,6 +55,27 @@ class TimedJointPath:
     def duration(self) -> float:
         """Seconds from the start to the last point."""
         return float(self.times[-1])
+
+    def at(self, time: float) -> tuple[np.ndarray, np.ndarray]:
+        """Where the path wants the joints `time` s after the start (rad), and how fast (rad/s:
+        the slope of the segment that holds `time`); before the start the first point and after
+        the end the last one, both at rest.
+
+        >>> path = TimedJointPath(np.array([0.0, 2.0]), np.array([[0.0, 1.0], [1.0, 0.0]]))
+        >>> [values.tolist() for values in path.at(0.5)]
+        [[0.25, 0.75], [0.5, -0.5]]
+        >>> [values.tolist() for values in path.at(3.0)]
+        [[1.0, 0.0], [0.0, 0.0]]
+        """
+        times = self.times
+        if time <= times[0] or time >= times[-1]:
+            row = self.positions[0] if time <= times[0] else self.positions[-1]
+            return row.copy(), np.zeros_like(row)
+        segment = int(np.searchsorted(times, time, side="right")) - 1
+        t0, t1 = times[segment], times[segment + 1]
+        q0, q1 = self.positions[segment], self.positions[segment + 1]
+        velocity = (q1 - q0) / (t1 - t0)
+        return q0 + velocity * (time - t0), velocity
 
     def sample(self, period: float) -> np.ndarray:
         """Joint setpoints every `period` seconds after the start, the last point included.
@@ -75,13 +101,16 @@ def check_joint_trajectory(
     joint_limits: Sequence[tuple[float, float]],
     max_velocities: Sequence[float],
     current: Sequence[float],
+    hold_missing: bool = False,
 ) -> TimedJointPath:
     """Check a trajectory against the rules of the module docstring; the TimedJointPath.
 
     `names`, `times` (s) and `positions` (rad, one row per point in the order of `names`) are
     the trajectory's; `joint_names`, `joint_limits` (rad), `max_velocities` (rad/s) and
-    `current` (rad) are the arm's, in its own joint order. Raises JointTrajectoryError naming
-    the point and joint of the first broken rule. At least one point is required.
+    `current` (rad) are the arm's, in its own joint order. With `hold_missing`, a joint the
+    trajectory leaves out stays at its `current` position at every point. Raises
+    JointTrajectoryError (JointNamesError for rule 1) naming the point and joint of the first
+    broken rule. At least one point is required.
 
     >>> arm = dict(joint_names=("shoulder", "elbow"), joint_limits=((-1.6, 1.6),) * 2,
     ...            max_velocities=(2.0, 2.0), current=(0.0, 0.0))
@@ -93,8 +122,11 @@ def check_joint_trajectory(
     ... except JointTrajectoryError as error:
     ...     print(error)
     point 0: joint shoulder moves 1 rad in 0.2 s (5 rad/s), faster than its limit 2 rad/s
+    >>> held = check_joint_trajectory(("elbow",), [1.0], [[0.5]], hold_missing=True, **arm)
+    >>> held.positions.tolist()  # the shoulder stays where it is
+    [[0.0, 0.0], [0.0, 0.5]]
     """
-    order = _joint_order(names, joint_names)
+    order = joint_columns(names, joint_names, hold_missing)
     if len(times) != len(positions):
         raise JointTrajectoryError(f"{len(times)} times for {len(positions)} points")
     if not positions:
@@ -105,7 +137,10 @@ def check_joint_trajectory(
             raise JointTrajectoryError(
                 f"point {index}: {len(row)} positions for {len(names)} joint names"
             )
-        values = [float(row[order[name]]) for name in joint_names]
+        values = [
+            float(row[order[name]]) if name in order else float(held)
+            for name, held in zip(joint_names, current, strict=True)
+        ]
         for name, value, (lo, hi) in zip(joint_names, values, joint_limits, strict=True):
             if not math.isfinite(value):
                 raise JointTrajectoryError(f"point {index}: joint {name} position {value}")
@@ -149,20 +184,34 @@ def check_joint_trajectory(
     return TimedJointPath(all_times, all_rows)
 
 
-def _joint_order(names: Sequence[str], joint_names: Sequence[str]) -> dict[str, int]:
-    """Column of each arm joint in the trajectory; JointTrajectoryError unless they match."""
+def joint_columns(
+    names: Sequence[str], joint_names: Sequence[str], hold_missing: bool = False
+) -> dict[str, int]:
+    """Column of each named arm joint in a trajectory's `names`; JointNamesError unless they
+    follow rule 1 (every arm joint named once; with `hold_missing` a subset will do).
+
+    >>> joint_columns(("elbow", "shoulder"), ("shoulder", "elbow"))
+    {'elbow': 0, 'shoulder': 1}
+    >>> try:
+    ...     joint_columns(("elbow",), ("shoulder", "elbow"))
+    ... except JointNamesError as error:
+    ...     print(error)
+    joints shoulder are missing: a trajectory must command every joint
+    """
     order: dict[str, int] = {}
     for column, name in enumerate(names):
         if name in order:
-            raise JointTrajectoryError(f"joint {name} is named twice")
+            raise JointNamesError(f"joint {name} is named twice")
         if name not in joint_names:
-            raise JointTrajectoryError(
+            raise JointNamesError(
                 f"unknown joint {name} (the arm's joints: {', '.join(joint_names)})"
             )
         order[name] = column
+    if not order:
+        raise JointNamesError(f"no joint names (the arm's joints: {', '.join(joint_names)})")
     missing = [name for name in joint_names if name not in order]
-    if missing:
-        raise JointTrajectoryError(
+    if missing and not hold_missing:
+        raise JointNamesError(
             f"joints {', '.join(missing)} are missing: a trajectory must command every joint"
         )
     return order

@@ -20,12 +20,13 @@ from trajectory_msgs.msg import JointTrajectory
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics.planning.joint_trajectory import (
+    JointNamesError,
     JointTrajectoryError,
     TimedJointPath,
     check_joint_trajectory,
 )
 from arm_kinematics.nodes.messages import constant_names
-from arm_kinematics.nodes.refusals import Refusal
+from arm_kinematics.nodes.refusals import InvalidJoints, Refusal
 from arm_kinematics.nodes.targets import waypoint_tool_angles
 from arm_kinematics.nodes.trajectory.poses import ToolPoses
 from arm_kinematics_interfaces.action import MoveArm
@@ -82,11 +83,13 @@ class Move:
 @dataclass(frozen=True)
 class TrajectoryMove:
     """A joint trajectory to check against the start pose and stream: joint names, times (s
-    from the start) and positions (rad, one row per point in the order of `names`)."""
+    from the start) and positions (rad, one row per point in the order of `names`). With
+    `hold_missing` the arm's joints it leaves out keep their start position (partial goals)."""
 
     names: tuple[str, ...]
     times: tuple[float, ...]
     positions: tuple[tuple[float, ...], ...]
+    hold_missing: bool = False
 
     @classmethod
     def from_message(cls, msg: JointTrajectory) -> TrajectoryMove:
@@ -105,7 +108,8 @@ class TrajectoryMove:
 
     def check(self, config: ArmConfig, current: tuple[float, ...] | None) -> TimedJointPath:
         """The trajectory checked whole from the joints `current` (rad; None: no joint_states
-        came in time); a Refusal naming the point and joint says why not."""
+        came in time); a Refusal naming the point and joint says why not (InvalidJoints for
+        the joint names)."""
         if current is None:
             raise Refusal(
                 f"no joint_states within {config.trajectory.joint_state_timeout_s:g} s, so no "
@@ -120,7 +124,10 @@ class TrajectoryMove:
                 joint_limits=config.joint_limits,
                 max_velocities=config.max_velocities,
                 current=current,
+                hold_missing=self.hold_missing,
             )
+        except JointNamesError as error:
+            raise InvalidJoints(str(error)) from None
         except JointTrajectoryError as error:
             raise Refusal(str(error)) from None
 

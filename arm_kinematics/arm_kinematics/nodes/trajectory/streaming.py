@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple, Protocol
 
 from arm_kinematics.kinematics import Setpoints
 from arm_kinematics.nodes.trajectory.goals import (
@@ -26,26 +27,59 @@ from arm_kinematics.nodes.trajectory.goals import (
 FEEDBACK_PERIOD_S = 0.1
 
 
+class JointSample(NamedTuple):
+    """One joint_states message: when it came (monotonic s), the positions (rad) and the
+    velocities (rad/s) from the difference to the message before (zeros for the first): hobby
+    servos report no velocity."""
+
+    received_at: float
+    positions: tuple[float, ...]
+    velocities: tuple[float, ...]
+
+
 class JointStateMonitor:
     """The latest joint positions (radians) and when they came (monotonic seconds)."""
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
-        self._state: tuple[float, tuple[float, ...]] | None = None
+        self._sample: JointSample | None = None
+        self._stamp: float | None = None  # the latest message's header stamp (s), if it had one
 
-    def update(self, joints: tuple[float, ...]) -> None:
+    def update(self, joints: tuple[float, ...], stamp: float | None = None) -> None:
+        """A new joint_states message: `joints` (rad) and its header stamp (s; None or 0: not
+        stamped), which times the velocity when both messages have one (else their arrival)."""
+        now = time.monotonic()
+        stamp = stamp or None
         with self._changed:
-            self._state = (time.monotonic(), joints)
+            previous, velocities = self._sample, (0.0,) * len(joints)
+            if previous is not None and len(previous.positions) == len(joints):
+                if stamp is not None and self._stamp is not None:
+                    dt = stamp - self._stamp
+                else:
+                    dt = now - previous.received_at
+                velocities = previous.velocities
+                if dt > 0.0:
+                    velocities = tuple(
+                        (q - p) / dt for q, p in zip(joints, previous.positions, strict=True)
+                    )
+            self._sample = JointSample(now, joints, velocities)
+            self._stamp = stamp
             self._changed.notify_all()
+
+    def sample(self) -> JointSample | None:
+        """The latest message with its velocities, None before the first."""
+        with self._changed:
+            return self._sample
 
     def latest(self) -> tuple[float, ...] | None:
         with self._changed:
-            return None if self._state is None else self._state[1]
+            return None if self._sample is None else self._sample.positions
 
     def age(self) -> float:
         """Seconds since the latest joint_states (inf before the first)."""
         with self._changed:
-            return math.inf if self._state is None else time.monotonic() - self._state[0]
+            sample = self._sample
+            return math.inf if sample is None else time.monotonic() - sample.received_at
 
     def wait_fresh(self, max_age: float, wake: threading.Event) -> tuple[float, ...] | None:
         """Joints at most `max_age` s old: the latest, else the next within `max_age` s; None
@@ -53,12 +87,27 @@ class JointStateMonitor:
         deadline = time.monotonic() + max_age
         while True:
             with self._changed:
-                state = self._state
-                if state is not None and time.monotonic() - state[0] <= max_age:
-                    return state[1]
+                sample = self._sample
+                if sample is not None and time.monotonic() - sample.received_at <= max_age:
+                    return sample.positions
                 self._changed.wait(timeout=min(POLL_S, max(0.0, deadline - time.monotonic())))
             if wake.is_set() or time.monotonic() >= deadline:
                 return None
+
+    def wait_still(self, timeout: float) -> tuple[float, ...] | None:
+        """The positions of the first joint_states (the latest one included) that show the arm
+        at rest (the same positions as the message before), within `timeout` s; None if it is
+        not at rest by then."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                sample = self._sample
+                if sample is not None and not any(sample.velocities):
+                    return sample.positions
+                remaining = deadline - time.monotonic()
+                if remaining <= 0.0:
+                    return None
+                self._changed.wait(remaining)
 
     def wait_near(
         self, goal: Sequence[float], tolerance: float, timeout: float, wake: threading.Event
@@ -68,14 +117,28 @@ class JointStateMonitor:
         deadline = time.monotonic() + timeout
         while True:
             with self._changed:
-                state = self._state
-                if state is not None:
-                    error = max(abs(a - b) for a, b in zip(state[1], goal, strict=True))
+                sample = self._sample
+                if sample is not None:
+                    error = max(abs(a - b) for a, b in zip(sample.positions, goal, strict=True))
                     if error <= tolerance:
                         return True
                 self._changed.wait(timeout=POLL_S)
             if wake.is_set() or time.monotonic() >= deadline:
                 return False
+
+
+class StreamWatch(Protocol):
+    """What a goal with its own checks adds to a stream (a FollowJointTrajectory goal: its path
+    and goal tolerances, feedback at every setpoint). `started` is the monotonic time the
+    stream's schedule counts from: setpoint k goes out at `started + k * period`."""
+
+    def check(self, run: GoalRun, started: float) -> Outcome | None:
+        """Before each setpoint: an Outcome that ends the stream there, else None."""
+        ...
+
+    def arrival(self, run: GoalRun, last: tuple[float, ...], count: int, started: float) -> Outcome:
+        """After the last of `count` setpoints (`last`, rad): how the goal ends."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -114,11 +177,17 @@ class SetpointStream:
         self._on_first = on_first
 
     def run(
-        self, run: GoalRun, setpoints: Setpoints, start: tuple[float, ...], total_steps: int
+        self,
+        run: GoalRun,
+        setpoints: Setpoints,
+        start: tuple[float, ...],
+        total_steps: int,
+        watch: StreamWatch | None = None,
     ) -> Outcome:
         """Stream `setpoints` from `start`; the goal's outcome, with the plan's `total_steps`
-        and how many of its setpoints were sent, however it ended."""
-        outcome, sent = self._stream(run, setpoints, start, total_steps)
+        and how many of its setpoints were sent, however it ended. A `watch` checks before
+        each setpoint and decides how the goal ends after the last one."""
+        outcome, sent = self._stream(run, setpoints, start, total_steps, watch)
         return replace(
             outcome,
             total_steps=total_steps,
@@ -133,6 +202,7 @@ class SetpointStream:
         setpoints: Setpoints,
         start: tuple[float, ...],
         total_steps: int,
+        watch: StreamWatch | None,
     ) -> tuple[Outcome, int]:
         """`run`'s streaming: its outcome and the number of setpoints sent."""
         period = self.settings.period
@@ -152,6 +222,8 @@ class SetpointStream:
                 # bursting the missed setpoints, which would command joints beyond their limits.
                 started -= delay
             interrupted = self._interrupted(run, last)
+            if interrupted is None and watch is not None:
+                interrupted = watch.check(run, started)
             if interrupted is not None:
                 return interrupted, k
             sent = self._publish(joints[k])
@@ -165,6 +237,8 @@ class SetpointStream:
             if now >= next_feedback_at or k == count - 1:
                 next_feedback_at = now + FEEDBACK_PERIOD_S
                 self._feedback(run, k + 1, count, last, sent)
+        if watch is not None:
+            return watch.arrival(run, last, count, started), count
         return self._arrival(run, last, count, started), count
 
     def _interrupted(self, run: GoalRun, last: tuple[float, ...]) -> Outcome | None:
