@@ -348,8 +348,9 @@ def goal_end(outcome: Outcome, refusal: Refusal | None, cancel_requested: bool) 
 
     A plain Outcome comes from the rules every motion shares: refused (the Refusal's code),
     preempted, stopped by the shutdown, without joint_states or by calibration mode
-    (INVALID_GOAL, as the controller's preempted and deactivated goals; the message says which), joint_states silent while it ran
-    (PATH_TOLERANCE_VIOLATED: the path could not be checked).
+    (INVALID_GOAL, as the controller's preempted and deactivated goals; the message says
+    which), joint_states silent while it ran (PATH_TOLERANCE_VIOLATED: the path could not be
+    checked).
     """
     status = outcome.status
     if isinstance(outcome, FollowOutcome):
