@@ -718,13 +718,14 @@ def test_follow_goals_moveit_goals_and_joint_trajectories_replace_each_other(
 
 
 def documented_goals() -> list[tuple[str, dict]]:
-    """Every `ros2 action send_goal ... follow_joint_trajectory` example of README.md and
-    docs/moveit.md: (file, the goal as YAML gives it)."""
+    """Every `ros2 action send_goal ... follow_joint_trajectory` example of
+    docs/trajectory_node.md and docs/moveit.md: (file, the goal as YAML gives it)."""
     import yaml
     from ros_helpers import PACKAGE_DIR
 
     found = []
-    for path in (PACKAGE_DIR.parent / "README.md", PACKAGE_DIR.parent / "docs" / "moveit.md"):
+    docs = PACKAGE_DIR.parent / "docs"
+    for path in (docs / "trajectory_node.md", docs / "moveit.md"):
         lines = path.read_text().splitlines()
         for index, line in enumerate(lines):
             if "ros2 action send_goal" in line and "/follow_joint_trajectory" in line:
@@ -738,7 +739,7 @@ def test_the_documented_send_goal_examples_succeed_on_the_default_arm(planar: Pr
     from arm_kinematics.bridge.convert import from_json
 
     examples = documented_goals()
-    assert {name for name, _ in examples} == {"README.md", "moveit.md"}
+    assert {name for name, _ in examples} == {"trajectory_node.md", "moveit.md"}
     for name, data in examples:
         planar.move_to(PLANAR_HOME)
         goal = from_json(FollowJointTrajectory.Goal, data)
