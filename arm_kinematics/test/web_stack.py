@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 import threading
@@ -181,3 +182,78 @@ def screenshot(page: Page, name: str) -> Path:
     page.screenshot(path=str(path))
     print(f"screenshot: {path}")
     return path
+
+
+# --- a spatial arm's page: three views (top, side, orbit), each with its own projection --------
+
+
+def open_spatial_page(browser, url: str, width: int = 1280, height: int = 800) -> Page:
+    """The page of a spatial arm, once its views have drawn the live arm."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.errors = errors
+    page.goto(url)
+    for view in ("top", "side", "orbit"):
+        page.wait_for_selector(f"#{view}-live-tip")
+    return page
+
+
+def plane_of(page: Page, view: str, x: float, y: float, z: float) -> tuple[float, float]:
+    """The (u, v) m on `view`'s plane of the base-frame point (x, y, z) m, from the projection
+    the page reports (window.armStats.views): from above (x, y); from the side the distance
+    along the plane's direction and z; the 3D view's two projection rows."""
+    seen = page.evaluate(f"window.armStats.views.{view}")
+    if view == "top":
+        return x, y
+    if view == "side":
+        d = seen["direction"]
+        return x * math.cos(d) + y * math.sin(d), z
+    right, up = seen["right"], seen["up"]
+    return (
+        right[0] * x + right[1] * y + right[2] * z,
+        up[0] * x + up[1] * y + up[2] * z,
+    )
+
+
+def plane_pixel(page: Page, view: str, u: float, v: float) -> tuple[float, float]:
+    """The viewport pixel of (u, v) m on `view`'s plane."""
+    seen = page.evaluate(f"window.armStats.views.{view}")
+    box = page.locator(f"#{view}-view .arm-layer").bounding_box()
+    return box["x"] + seen["cx"] + seen["k"] * u, box["y"] + seen["cy"] - seen["k"] * v
+
+
+def view_pixel(page: Page, view: str, x: float, y: float, z: float) -> tuple[float, float]:
+    """The viewport pixel where `view` draws the base-frame point (x, y, z) m."""
+    return plane_pixel(page, view, *plane_of(page, view, x, y, z))
+
+
+def metres_3d(page: Page, selector: str) -> tuple[float, float, float]:
+    element = page.locator(selector)
+    return tuple(float(element.get_attribute(f"data-{a}-m")) for a in "xyz")
+
+
+def wait_for_answer_3d(page: Page, x: float, y: float, z: float, after: int = 0) -> None:
+    """Until the answer drawn last is for (x, y, z) m, nothing is in flight, and more than
+    `after` answers have come."""
+    page.wait_for_function(
+        """([x, y, z, after]) => { const s = window.armStats.ik, d = s.lastDrawn;
+             return d && d.x === x && d.y === y && d.z === z && s.inFlight === 0
+               && s.responses > after; }""",
+        arg=[x, y, z, after],
+    )
+
+
+def drag_in_view(page: Page, view: str, u: float, v: float) -> tuple[float, float]:
+    """Press near (u, v) m of `view`'s plane, drag with real pointer events to it; wait for the
+    answer to the target it set. Returns the pointer's last pixel."""
+    before = answers_drawn(page)
+    start = plane_pixel(page, view, u * 0.92, v * 0.92)
+    end = plane_pixel(page, view, u, v)
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(*end, steps=8)
+    page.mouse.up()
+    wait_for_answer_3d(page, *metres_3d(page, f"#{view}-target-mark"), after=before)
+    return end

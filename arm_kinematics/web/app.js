@@ -3,8 +3,10 @@
 // solutions from solve_ik, the region from ik_markers, plans from move_arm and
 // trajectory_markers, faults from /diagnostics. JavaScript only draws (transforms to pixels).
 // This module is the wiring: the connection and its sessions, the target and its IK requests,
-// the moves; the drawing is planar_view.js (one view; others would be driven alike), the panel's
-// widgets panel.js.
+// the moves. The drawing: planar_view.js for a planar arm (one view), or for a spatial arm (the
+// URDF says which) three spatial_view.js views, from above, from the side and in 3D, driven
+// alike; the panel's widgets panel.js, the request's orientation orientation.js, the gripper
+// gripper.js.
 //
 //   /?bridge=ws://host:9090   a rosbridge server elsewhere (default: this page's own /ws)
 //   /?ns=/left_arm            a namespaced arm: every name of the arm is prefixed
@@ -14,21 +16,25 @@
 import { Rosbridge } from "./rosbridge.js";
 import { ArmChain, jointMap } from "./urdf.js";
 import { PlanarView } from "./planar_view.js";
-import { TargetFields, buildReadouts, setStatus, showLive, showSolution, statusTone } from "./panel.js";
+import { SpatialView } from "./spatial_view.js";
+import { OrbitProjection, SideProjection, TopProjection } from "./projections.js";
+import { TargetFields, buildReadouts, degrees, setStatus, showLive, showSolution, statusTone } from "./panel.js";
+import { headingRequest, spatialRequest, toolDirection } from "./orientation.js";
+import { GripperControl } from "./gripper.js";
 import { JogPanel } from "./jog_panel.js";
 
 const IK_STATUS = ["OK", "SINGULAR", "TOO_FAR", "TOO_CLOSE", "JOINT_LIMIT", "ORIENTATION_UNREACHABLE",
-  "INVALID_INPUT", "WRONG_FRAME", "OFF_PLANE", "INVALID_ORIENTATION"];
+  "INVALID_INPUT", "WRONG_FRAME", "OFF_PLANE", "INVALID_ORIENTATION", "YAW_LIMIT"];
 const MOVE_STATUS = ["SUCCEEDED", "INVALID_GOAL", "IK_FAILED", "JOINT_JUMP", "CANCELED", "PREEMPTED",
   "IK_UNAVAILABLE", "HARDWARE_FAULT", "NO_JOINT_STATE", "SHUTDOWN", "CALIBRATING"];
-const POSITION_ONLY = 0; // SolveIK and MoveArm orientation_mode values
-const TOOL_ANGLE = 1;
 const MOVE_LINEAR = 0;
 const MOVE_JOINT = 1;
 const LATENCY_SAMPLES = 5000;
 const MARKER_DELETE = 2;
 const MARKER_DELETEALL = 3;
-const REGION_NAMESPACES = ["workspace", "reachable_region", "near_singular"];
+// ik_markers' latched part: the ring (or a spatial arm's horizontal reach), the region (a
+// spatial arm's in its vertical plane), the directions a spatial arm's yaw can face.
+const REGION_NAMESPACES = ["workspace", "reachable_region", "near_singular", "yaw_range", "yaw_range_back"];
 
 // --- where to connect, which names -----------------------------------------------------------
 
@@ -42,6 +48,8 @@ const names = {
   trajectoryMarkers: `${namespace}/trajectory_markers`,
   solveIk: `${namespace}/solve_ik`,
   moveArm: `${namespace}/move_arm`,
+  gripperAction: `${namespace}/gripper_controller/gripper_cmd`,
+  hardwareParameters: `${namespace}/hardware_node/get_parameters`,
   diagnostics: "/diagnostics", // the hardware node publishes it at the root, as ROS tools expect
 };
 
@@ -60,8 +68,10 @@ const state = {
   chain: null,
   baseFrame: "base_link",
   live: new Map(),
-  target: null, // {x, y} metres
+  spatial: false, // the layout, from the URDF
+  target: null, // {x, y} metres; a spatial arm's {x, y, z}
   heading: 0, // the tool heading a 3R arm may be asked for, rad
+  tool: { mode: "position", pitch: -Math.PI / 2, roll: 0 }, // a spatial arm's (orientation.js), rad
   region: new Map(), // "ns/id" -> marker
   plan: new Map(),
   failed: null, // the failing step of this page's last goal
@@ -74,14 +84,50 @@ const session = { open: false, since: null, heldPlan: null };
 const ik = { inFlight: false, pending: null };
 
 const $ = (id) => document.getElementById(id);
-const view = new PlanarView($("static-view"), $("arm-view"), { onTarget: (x, y) => setTarget(x, y) });
-const views = [view];
+const view = new PlanarView($("static-view"), $("arm-view"), { onTarget: (x, y) => setTarget({ x, y }) });
+let views = [view];
+let spatial = null; // {top, side, orbit}: a spatial arm's views, made when its URDF comes
 const fields = new TargetFields($("target-fields"), $("target-error"), onFieldsCommit);
 fields.setArm({ joints: 0 }); // the heading field waits for the URDF
 
 function fitViews() {
   for (const v of views) v.fit();
-  stats.view = { ...view.transform }; // pixels of the SVG: x_px = cx + k x, y_px = cy - k y
+  describeViews();
+}
+
+// The pixels of the drawings, for the tests and the benchmark. Planar: x_px = cx + k x,
+// y_px = cy - k y. Spatial, per view: the same of the projection's (u, v), and the projection.
+function describeViews() {
+  stats.view = { ...view.transform };
+  if (spatial) stats.views = Object.fromEntries(Object.entries(spatial).map(([name, v]) => [name, v.describe()]));
+}
+
+// The layout the URDF says: a spatial arm's three views replace the planar one, and its panel
+// gets z, the tool's pitch and roll; a planar arm's page is as it always was.
+function useLayout(chain) {
+  state.spatial = chain.spatial;
+  $("view").hidden = state.spatial;
+  $("spatial-views").hidden = !state.spatial;
+  $("tool-control").hidden = !state.spatial;
+  $("roll-control").hidden = !chain.wristRoll;
+  $("tool-mode-roll").hidden = !chain.wristRoll;
+  $("tool-mode-roll").disabled = !chain.wristRoll;
+  if (!chain.wristRoll && state.tool.mode === "pitch_roll") setToolMode("pitch");
+  $("arm-kind").textContent = state.spatial ? "Spatial" : "Planar";
+  for (const item of document.querySelectorAll(".spatial-only")) item.hidden = !state.spatial;
+  if (state.spatial && !spatial) {
+    const side = new SideProjection();
+    spatial = {
+      top: new SpatialView($("top-view"), "top", new TopProjection(), { onPointer: (u, v) => dragTarget("top", u, v), plane: () => side.direction }),
+      side: new SpatialView($("side-view"), "side", side, { onPointer: (u, v) => dragTarget("side", u, v) }),
+      orbit: new SpatialView($("orbit-view"), "orbit", new OrbitProjection(), { onTurn: describeViews }),
+    };
+  }
+  views = state.spatial ? Object.values(spatial) : [view];
+  for (const v of views) {
+    v.setChain(chain);
+    v.drawRegion([...state.region.values()]);
+  }
 }
 
 // --- the live arm -----------------------------------------------------------------------------
@@ -100,6 +146,7 @@ function drawLive() {
   if (!state.chain || state.live.size === 0) return;
   for (const v of views) v.drawLive(state.live);
   showLive(state.chain, state.live);
+  gripper.showLive(state.live);
   const now = performance.now();
   stats.live.draws += 1;
   stats.live.drawTimes.push(now);
@@ -109,45 +156,90 @@ function drawLive() {
 // --- target, IK as the pointer moves (latest wins) -------------------------------------------
 
 function hasHeading() {
-  return Boolean(state.chain) && state.chain.movable.length >= 3;
+  return Boolean(state.chain) && !state.chain.spatial && state.chain.movable.length >= 3;
 }
 
-function headingArgs() {
-  const useHeading = hasHeading() && $("use-heading").checked;
-  const heading = state.heading;
-  return { useHeading, heading, orientation: { x: 0, y: 0, z: Math.sin(heading / 2), w: Math.cos(heading / 2) } };
+function useHeading() {
+  return hasHeading() && $("use-heading").checked;
 }
 
-// The request fields of the target's orientation (SolveIK and MoveArm alike): the heading as the
-// tool angle (rad), or the position only.
-function orientationArgs() {
-  const { useHeading, heading } = headingArgs();
-  return useHeading ? { orientation_mode: TOOL_ANGLE, tool_angle: heading } : { orientation_mode: POSITION_ONLY, tool_angle: 0 };
+// The request fields of the target's orientation (SolveIK and MoveArm alike): a planar arm's
+// heading as the tool angle, or a spatial arm's pitch and roll (orientation.js), or neither.
+function orientation(target) {
+  return state.spatial ? spatialRequest(state.tool, target) : headingRequest(useHeading(), state.heading);
 }
 
-function targetPose(target) {
-  const { orientation } = headingArgs();
+function requestArgs(target) {
+  const { orientation_mode, tool_angle, orientation: quaternion } = orientation(target);
+  const z = state.spatial ? target.z : state.chain ? state.chain.planeZ : 0;
   return {
-    header: { frame_id: state.baseFrame },
-    pose: { position: { x: target.x, y: target.y, z: state.chain ? state.chain.planeZ : 0 }, orientation },
+    target: { header: { frame_id: state.baseFrame }, pose: { position: { x: target.x, y: target.y, z }, orientation: quaternion } },
+    orientation_mode,
+    tool_angle,
   };
 }
 
-function setTarget(x, y) {
+// target: {x, y} m (a spatial arm's {x, y, z}). source: the view that set it ("top", "side"),
+// or none (typed, or solved again): the side view turns to the target's plane unless it was
+// dragged in that plane.
+function setTarget(target, source = null) {
   const now = performance.now();
-  state.target = { x, y, t: now };
-  stats.ik.lastPointer = { x, y, t: now };
-  fields.show({ x, y });
+  state.target = { ...target, t: now };
+  stats.ik.lastPointer = { ...target, t: now };
+  fields.show(target);
+  if (spatial && state.spatial && source !== "side") {
+    const yaw = state.chain.movable[0];
+    spatial.side.projection.face(target.x, target.y, yaw.lower, yaw.upper);
+    spatial.side.redraw();
+    describeViews();
+  }
   drawTarget();
   ik.pending = state.target;
   pumpIk();
+}
+
+// A press or drag at (u, v) m of a spatial view's plane: from above it sets x and y (z kept),
+// from the side the reach along the plane and z (the direction kept).
+function dragTarget(name, u, v) {
+  setTarget(spatial[name].projection.target(u, v, state.target || { z: startHeight() }), name);
+}
+
+// The height of a first target dragged from above: the live tool's (the URDF's tip at the
+// latest joint_states), else the shoulder's.
+function startHeight() {
+  const points = state.chain.points(state.live);
+  return state.live.size ? points[points.length - 1].z : spatial.top.extent.shoulder.z;
 }
 
 // The number fields: a typed target is solved exactly like a dragged one.
 function onFieldsCommit(values, changed) {
   if (!state.chain) return;
   if (changed.has("heading")) setHeading(values.heading, true); // a typed heading is meant
-  setTarget(values.x, values.y);
+  if (changed.has("pitch")) setPitch(values.pitch, state.tool.mode === "position" ? "pitch" : null);
+  if (changed.has("roll")) setRoll(values.roll, "pitch_roll"); // a typed roll is meant with the pitch
+  setTarget(state.spatial ? { x: values.x, y: values.y, z: values.z } : { x: values.x, y: values.y });
+}
+
+// pitch, roll: rad; the sliders show whole degrees. mode: a tool mode to switch to, or null.
+function setPitch(pitch, mode) {
+  state.tool.pitch = pitch;
+  $("pitch").value = String(Math.round(degrees(pitch)));
+  $("pitch-value").textContent = `${Math.round(degrees(pitch))}°`;
+  fields.show({ pitch });
+  if (mode) setToolMode(mode);
+}
+
+function setRoll(roll, mode) {
+  state.tool.roll = roll;
+  $("roll").value = String(Math.round(degrees(roll)));
+  $("roll-value").textContent = `${Math.round(degrees(roll))}°`;
+  fields.show({ roll });
+  if (mode) setToolMode(mode);
+}
+
+function setToolMode(mode) {
+  state.tool.mode = mode;
+  $("tool-mode").value = mode;
 }
 
 // heading: rad; the slider shows whole degrees.
@@ -168,8 +260,7 @@ async function pumpIk() {
   stats.ik.maxInFlight = Math.max(stats.ik.maxInFlight, stats.ik.inFlight);
   const sentAt = performance.now();
   const response = await ros.callService(names.solveIk, "arm_kinematics_interfaces/srv/SolveIK", {
-    target: targetPose(target),
-    ...orientationArgs(),
+    ...requestArgs(target),
     branch: Number($("branch").value),
   });
   const answeredAt = performance.now();
@@ -181,17 +272,21 @@ async function pumpIk() {
   if (ik.pending) pumpIk();
   showAnswer(response);
   const drawnAt = performance.now();
-  stats.ik.lastDrawn = { x: target.x, y: target.y, tPointer: target.t, tSent: sentAt, tAnswered: answeredAt, tDrawn: drawnAt, status: $("status").dataset.status };
+  stats.ik.lastDrawn = { x: target.x, y: target.y, z: target.z, tPointer: target.t, tSent: sentAt, tAnswered: answeredAt, tDrawn: drawnAt, status: $("status").dataset.status };
   stats.ik.latenciesMs.push(drawnAt - target.t);
   stats.ik.roundTripsMs.push(answeredAt - sentAt);
   if (stats.ik.latenciesMs.length > LATENCY_SAMPLES) stats.ik.latenciesMs.shift();
   if (stats.ik.roundTripsMs.length > LATENCY_SAMPLES) stats.ik.roundTripsMs.shift();
 }
 
+// The target mark, and what is asked of the tool: a planar arm's heading (rad) or a spatial
+// arm's pitch as the tool's x axis.
 function drawTarget() {
-  const { useHeading, heading } = headingArgs();
   const tone = statusTone($("status").dataset.status);
-  for (const v of views) v.drawTarget(state.target, tone, useHeading ? heading : null);
+  let tool = null;
+  if (state.spatial && state.target && state.tool.mode !== "position") tool = toolDirection(state.target, state.tool.pitch);
+  else if (!state.spatial && useHeading()) tool = state.heading;
+  for (const v of views) v.drawTarget(state.target, tone, tool);
 }
 
 // A solve_ik answer (or the bridge's failure) in the panel and on the drawing. A refused target
@@ -232,7 +327,7 @@ function sendMove(mode) {
   const id = ros.sendGoal(
     names.moveArm,
     "arm_kinematics_interfaces/action/MoveArm",
-    { target: targetPose(target), ...orientationArgs(), mode, speed: 0, max_step: 0 },
+    { ...requestArgs(target), mode, speed: 0, max_step: 0 },
     (feedback) => {
       if (!state.goal || state.goal.id !== id) return;
       $("progress").value = feedback.fraction;
@@ -247,7 +342,8 @@ function sendMove(mode) {
   state.goal = { id, target, mode };
   $("cancel").disabled = false;
   $("progress").value = 0;
-  setStatus("move-status", "PLANNING", `${mode === MOVE_LINEAR ? "straight line" : "joint move"} to (${(target.x * 100).toFixed(1)}, ${(target.y * 100).toFixed(1)}) cm`);
+  const where = [target.x, target.y, ...(state.spatial ? [target.z] : [])].map((v) => (v * 100).toFixed(1)).join(", ");
+  setStatus("move-status", "PLANNING", `${mode === MOVE_LINEAR ? "straight line" : "joint move"} to (${where}) cm`);
 }
 
 function onMoveResult(id, message) {
@@ -263,7 +359,7 @@ function onMoveResult(id, message) {
   if (result.status === 2 || result.status === 3) {
     // The message says the step, the IK status and the feasible part already.
     const ikName = IK_STATUS[result.ik_status] || result.ik_status;
-    state.failed = { x: result.failed_point.x, y: result.failed_point.y, step: result.failed_step, label: `${name}${result.status === 2 ? ` (${ikName})` : ""} at step ${result.failed_step}/${result.total_steps}, feasible ${(100 * result.feasible_fraction).toFixed(0)} %` };
+    state.failed = { x: result.failed_point.x, y: result.failed_point.y, z: result.failed_point.z, step: result.failed_step, label: `${name}${result.status === 2 ? ` (${ikName})` : ""} at step ${result.failed_step}/${result.total_steps}, feasible ${(100 * result.feasible_fraction).toFixed(0)} %` };
   }
   if (result.status === 0) $("progress").value = 1;
   setStatus("move-status", name, result.message);
@@ -344,6 +440,7 @@ function endSession() {
   session.open = false;
   ik.pending = null;
   clearAnswer();
+  gripper.clear();
   setStatus("status", "NOT CONNECTED", "waiting for the arm; the target is solved again when it is back");
   drawTarget();
 }
@@ -376,13 +473,16 @@ function onRobotDescription(msg) {
     return;
   }
   const joints = state.chain.movable.length;
-  buildReadouts(state.chain, `${joints}R${namespace ? `, ${namespace}` : ""}`);
+  const kind = state.chain.spatial ? `yaw, ${joints - 1 - (state.chain.wristRoll ? 1 : 0)} pitch${state.chain.wristRoll ? ", roll" : ""}` : `${joints}R`;
+  buildReadouts(state.chain, `${kind}${namespace ? `, ${namespace}` : ""}`);
   $("heading-control").hidden = !hasHeading();
-  fields.setArm({ joints });
-  fields.show({ heading: state.heading });
-  for (const v of views) v.setChain(state.chain);
-  stats.view = { ...view.transform };
-  if (state.target) setTarget(state.target.x, state.target.y); // a new session: solved again
+  fields.setArm({ joints, spatial: state.chain.spatial, roll: state.chain.wristRoll });
+  fields.show({ heading: state.heading, pitch: state.tool.pitch, roll: state.tool.roll });
+  useLayout(state.chain);
+  describeViews();
+  gripper.load();
+  if (state.target && state.spatial !== ("z" in state.target)) state.target = null; // another arm
+  if (state.target) setTarget(state.target); // a new session: solved again
   else setStatus("status", "READY", "drag the target or type it");
 }
 
@@ -413,14 +513,27 @@ ros.subscribe(names.ikMarkers, "visualization_msgs/msg/MarkerArray", (msg) => {
   applyMarkers(state.region, region);
   for (const v of views) v.drawRegion([...state.region.values()]);
 });
+const gripper = new GripperControl(ros, { parameters: names.hardwareParameters, action: names.gripperAction });
 ros.subscribe(names.trajectoryMarkers, "visualization_msgs/msg/MarkerArray", onPlanMarkers);
 ros.subscribe(names.diagnostics, "diagnostic_msgs/msg/DiagnosticArray", onDiagnostics);
 
-const resolve = () => state.target && setTarget(state.target.x, state.target.y);
+const resolve = () => state.target && setTarget(state.target);
 $("branch").addEventListener("change", resolve);
 $("use-heading").addEventListener("change", resolve);
 $("heading").addEventListener("input", () => {
   setHeading((Number($("heading").value) * Math.PI) / 180, false);
+  resolve();
+});
+$("tool-mode").addEventListener("change", () => {
+  setToolMode($("tool-mode").value);
+  resolve();
+});
+$("pitch").addEventListener("input", () => {
+  setPitch((Number($("pitch").value) * Math.PI) / 180, state.tool.mode === "position" ? "pitch" : null);
+  resolve();
+});
+$("roll").addEventListener("input", () => {
+  setRoll((Number($("roll").value) * Math.PI) / 180, "pitch_roll");
   resolve();
 });
 $("move-line").addEventListener("click", () => sendMove(MOVE_LINEAR));

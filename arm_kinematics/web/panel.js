@@ -10,7 +10,7 @@ export const degrees = (rad) => (rad * 180) / Math.PI;
 // The tone (colour class) of a status word. A stop the user (or a newer goal) asked for is
 // neutral, not an error; "nothing asked yet" and "no connection" are grey.
 export function statusTone(name) {
-  if (name === "OK" || name === "SUCCEEDED") return "ok";
+  if (name === "OK" || name === "SUCCEEDED" || name === "REACHED") return "ok";
   if (name === "SINGULAR") return "singular";
   if (name === "SOLVING…" || name === "PLANNING" || name === "MOVING") return "busy";
   if (name === "CANCELED" || name === "PREEMPTED") return "stopped";
@@ -25,15 +25,16 @@ export function withoutStatusWord(name, message) {
   return text.startsWith(`${name}: `) ? text.slice(name.length + 2) : text;
 }
 
-// box: "status" (the IK answer) or "move-status" (the last goal). An empty name clears the box
-// (its place is kept, so nothing below it moves).
+// box: "status" (the IK answer), "move-status" (the last goal) or "gripper-status" (the
+// gripper's last goal); its message box is "status-message", "move-message", "gripper-message".
+// An empty name clears the box (its place is kept, so nothing below it moves).
 export function setStatus(box, name, message = "") {
   const element = $(box);
   element.textContent = name;
   element.dataset.status = name;
   element.className = `status ${statusTone(name)}`;
   const text = withoutStatusWord(name, message);
-  const messageBox = $(box === "status" ? "status-message" : "move-message");
+  const messageBox = $(box === "status" ? "status-message" : box.replace(/-status$/, "-message"));
   messageBox.textContent = text;
   messageBox.title = text; // the whole text on hover, when the box has to scroll
   messageBox.scrollTop = 0;
@@ -91,11 +92,14 @@ export function showLive(chain, joints) {
 
 // One row of fields, one per coordinate of the target, in the page's units: `perUnit` of them
 // make one of the target's unit (100 cm per m, 180/π degrees per rad); `range` bounds what may be
-// typed; `shown` says for which arm a field exists. A 3D arm adds its z and pitch here.
+// typed; `shown` says for which arm ({joints, spatial, roll}) a field exists.
 export const TARGET_FIELDS = [
   { key: "x", label: "x", unit: "cm", perUnit: 100, digits: 1 },
   { key: "y", label: "y", unit: "cm", perUnit: 100, digits: 1 },
-  { key: "heading", label: "heading", unit: "°", perUnit: 180 / Math.PI, digits: 0, range: [-180, 180], shown: (arm) => arm.joints >= 3 },
+  { key: "z", label: "z", unit: "cm", perUnit: 100, digits: 1, shown: (arm) => Boolean(arm.spatial) },
+  { key: "heading", label: "heading", unit: "°", perUnit: 180 / Math.PI, digits: 0, range: [-180, 180], shown: (arm) => !arm.spatial && arm.joints >= 3 },
+  { key: "pitch", label: "pitch", unit: "°", perUnit: 180 / Math.PI, digits: 0, range: [-180, 180], shown: (arm) => Boolean(arm.spatial) },
+  { key: "roll", label: "roll", unit: "°", perUnit: 180 / Math.PI, digits: 0, range: [-180, 180], shown: (arm) => Boolean(arm.spatial && arm.roll) },
 ];
 
 const NUMBER = /^[+-]?(\d+([.,]\d*)?|[.,]\d+)(e[+-]?\d+)?$/i;

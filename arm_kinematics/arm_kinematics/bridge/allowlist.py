@@ -4,7 +4,9 @@ Names are resolved in the bridge node's namespace as ROS resolves relative names
 namespace `/left_arm`, `solve_ik` and `/left_arm/solve_ik` are the same service, `/solve_ik`
 is another arm's and refused. `/diagnostics` is global (hardware_node publishes it there).
 The type a client names, if any, must be the name's real type, written `pkg/msg/Name` (or
-`pkg/Name`, as ROS 1 clients do).
+`pkg/Name`, as ROS 1 clients do). One parameter service is reachable, and only for the names it
+lists: the hardware node's `get_parameters`, for its read-only `gripper.*` parameters (the unit
+and ends of the gripper the page's buttons drive, as the `gripper` command reads them).
 
 >>> allowed = AllowList("/left_arm")
 >>> allowed.service("solve_ik", None).resolved
@@ -17,10 +19,14 @@ arm_kinematics.bridge.protocol.ProtocolError: service '/solve_ik' is not one of 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
+from control_msgs.action import GripperCommand
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped
+from rcl_interfaces.srv import GetParameters
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import SetBool, Trigger
@@ -51,11 +57,24 @@ class Interface:
     latched: bool = False  # published transient local: subscribe with the same durability
     subscribe: bool = False
     publish: bool = False
+    # A GetParameters service: the only parameter names a request may ask for (empty: any
+    # request of the type, for every other service).
+    parameters: tuple[str, ...] = ()
 
     @property
     def type_name(self) -> str:
         return type_name(self.type)
 
+
+GRIPPER_PARAMETERS = (
+    "gripper.joint",
+    "gripper.position_unit",
+    "gripper.open_deg",
+    "gripper.closed_deg",
+    "gripper.open_m",
+    "gripper.closed_m",
+)
+"""What the page reads of the hardware node: its gripper's joint, unit and ends (read-only)."""
 
 TOPICS = (
     Interface("joint_states", JointState, subscribe=True),
@@ -84,8 +103,12 @@ SERVICES = (
     Interface("calibration/save", CalibrationFile),
     # The sim backend's simulated bus fault (absent on servokit: a call then times out).
     Interface("simulate_fault", SetBool),
+    Interface("hardware_node/get_parameters", GetParameters, parameters=GRIPPER_PARAMETERS),
 )
-ACTIONS = (Interface("move_arm", MoveArm),)
+ACTIONS = (
+    Interface("move_arm", MoveArm),
+    Interface("gripper_controller/gripper_cmd", GripperCommand),  # hardware_node's
+)
 
 
 def resolve(name: str, namespace: str) -> str:
@@ -115,12 +138,7 @@ class AllowList:
         self.namespace = namespace
 
         def resolved(interfaces: tuple[Interface, ...]) -> dict[str, Interface]:
-            return {
-                (r := resolve(i.name, namespace)): Interface(
-                    i.name, i.type, r, i.latched, i.subscribe, i.publish
-                )
-                for i in interfaces
-            }
+            return {(r := resolve(i.name, namespace)): replace(i, resolved=r) for i in interfaces}
 
         self.topics = resolved(TOPICS)
         self.services = resolved(SERVICES)
@@ -167,6 +185,30 @@ class AllowList:
         self, name: str, requested_type: str | None, message_id: MessageId = None
     ) -> Interface:
         return self._find(self.services, "service", name, requested_type, message_id)
+
+    def check_request(self, service: Interface, request: Any, message_id: MessageId = None) -> None:
+        """Refuse a request that asks a parameter service for a name it does not list.
+
+        >>> allowed = AllowList("/")
+        >>> service = allowed.service("hardware_node/get_parameters", None)
+        >>> allowed.check_request(service, GetParameters.Request(names=["gripper.joint"]))
+        >>> allowed.check_request(service, GetParameters.Request(names=["hardware.i2c_bus"]))
+        Traceback (most recent call last):
+        ...
+        arm_kinematics.bridge.protocol.ProtocolError: service '/hardware_node/get_parameters' \
+may read only gripper.joint, gripper.position_unit, gripper.open_deg, gripper.closed_deg, \
+gripper.open_m, gripper.closed_m here, not hardware.i2c_bus
+        """
+        if not service.parameters:
+            return
+        names: Sequence[str] = request.names
+        refused = [name for name in names if name not in service.parameters]
+        if refused:
+            raise ProtocolError(
+                f"service '{service.resolved}' may read only {', '.join(service.parameters)} "
+                f"here, not {', '.join(refused)}",
+                message_id,
+            )
 
     def action(
         self, name: str, requested_type: str | None, message_id: MessageId = None

@@ -345,6 +345,7 @@ class WebBridge(Node):
     ) -> None:
         service = self.allowed.service(request.service, request.type, request.id)
         ros_request = _message_from_args(service.type.Request, request.args)
+        self.allowed.check_request(service, ros_request, request.id)
         _count_call(state, request.id)
         timeout = request.timeout_s or self.settings.service_timeout_s
         client = self._service_clients[service.resolved]
