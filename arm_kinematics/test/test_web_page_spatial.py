@@ -11,6 +11,7 @@ tmp/test-artifacts/. The module's page is shared, so the order of the tests matt
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Iterator
@@ -336,9 +337,7 @@ def test_the_side_view_draws_the_vertical_plane_s_region_and_the_top_view_the_ya
     screenshot(page, "page-spatial-region.png")
 
 
-def test_the_gripper_opens_and_closes_and_its_joint_follows(
-    page: Page, observer: Observer
-) -> None:
+def test_the_gripper_opens_and_closes_and_its_joint_follows(page: Page, observer: Observer) -> None:
     assert page.locator("#gripper").is_visible()
     assert page.locator("#gripper-value").inner_text().endswith(" mm")  # opening_m
     tolerance = math.radians(1.0)  # the config's goal tolerance
@@ -421,9 +420,12 @@ def test_a_straight_line_in_3d_ends_with_the_live_arm_on_the_target(
     )
     # The live tip is drawn on the target's mark.
     for view in VIEWS:
-        assert math.dist(
-            centre_of(page, f"#{view}-live-tip"), centre_of(page, f"#{view}-target-mark circle")
-        ) <= 2.0, view
+        assert (
+            math.dist(
+                centre_of(page, f"#{view}-live-tip"), centre_of(page, f"#{view}-target-mark circle")
+            )
+            <= 2.0
+        ), view
     assert math.dist(start, target) > 0.05  # the arm did move
     screenshot(page, "page-spatial-moved.png")
 
@@ -454,7 +456,7 @@ def test_the_layout_on_a_phone_stacks_the_views_and_nothing_scrolls_sideways(
     width, height = 390, 844
     phone = open_spatial_page(browser, stack.url, width, height)
     boxes = [phone.locator(f"#{view}-view").bounding_box() for view in VIEWS]
-    for upper, lower in zip(boxes, boxes[1:], strict=False):
+    for upper, lower in itertools.pairwise(boxes):
         assert lower["y"] >= upper["y"] + upper["height"] - 1  # one under the other
     for box in boxes:
         assert box["width"] == pytest.approx(width, abs=1)
@@ -476,4 +478,3 @@ def test_the_layout_on_a_phone_stacks_the_views_and_nothing_scrolls_sideways(
     screenshot(phone, f"page-spatial-{width}x{height}.png")
     assert phone.errors == []
     phone.close()
-
