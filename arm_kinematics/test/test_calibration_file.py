@@ -26,7 +26,9 @@ from arm_kinematics.config import (
     load_parameters_file,
 )
 
-SHIPPED = sorted(Path(default_config_path()).parent.glob("*.yaml"))
+# Every arm's parameters file (moveit_controllers.yaml beside them is MoveIt's, no arm's).
+SHIPPED = sorted(Path(default_config_path()).parent.glob("arm*.yaml"))
+assert len(SHIPPED) == 5, SHIPPED
 COMMENT = re.compile(r"#.*$")
 
 
