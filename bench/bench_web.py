@@ -62,6 +62,12 @@ def arc(count: int) -> list[tuple[float, float]]:
     return [(ARC_RADIUS_M * math.cos(a), ARC_RADIUS_M * math.sin(a)) for a in angles]
 
 
+def wait_region_drawn(page: Page, selector: str) -> None:
+    """Until the page has drawn the region: the IK node's child process has solved it (seconds
+    of a core at start-up) and is gone, so the figures are the steady state a user drags in."""
+    page.wait_for_selector(selector, state="attached", timeout=300_000)
+
+
 def side_loop(count: int) -> list[tuple[float, float]]:
     """(reach, height) m around a loop of the desk kit's vertical plane, well inside its reach."""
     angles = np.linspace(0.0, 4.0 * math.pi, count)
@@ -158,6 +164,7 @@ def bench_spatial(browser, moves: int) -> tuple[np.ndarray, np.ndarray]:
     stack = Stack(SPATIAL_CONFIG)
     try:
         page = open_spatial_page(browser, stack.url)
+        wait_region_drawn(page, "#side-region-reachable_region path")
         top = [plane_pixel(page, "top", x, y) for x, y in arc(moves // 2 + 1)]
         from_above = bench_latency(page, top)
         side = [plane_pixel(page, "side", u, v) for u, v in side_loop(moves - moves // 2 + 1)]
@@ -195,6 +202,7 @@ def main() -> int:
             page = browser.new_page(viewport={"width": 1200, "height": 760})
             page.goto(stack.url)
             page.wait_for_selector("#live-tip", timeout=60_000)
+            wait_region_drawn(page, "#region-reachable_region path")
             pixels = [pixel_of(page, x, y) for x, y in arc(args.moves + 1)]
             latencies, round_trips = bench_latency(page, pixels)
             backlog = bench_backlog(page, 300)
