@@ -3,7 +3,8 @@ web_bridge in one process), through rclpy clients and a plain WebSocket client:
 
 - entering is refused while a motion runs (a ramp, a streaming goal), with the reason;
 - while it is on every motion input is refused with a reason that says so: MoveArm (result
-  CALIBRATING, goal status ABORTED), joint_trajectory and clicked_point (one WARN line each),
+  CALIBRATING, goal status ABORTED), FollowJointTrajectory (ABORTED, INVALID_GOAL and the
+  reason), joint_trajectory and clicked_point (one WARN line each),
   joint_commands and gripper goals in the hardware node; plan_cartesian_path still plans;
 - leaving it commands nothing; motions are accepted again;
 - a page that goes silent (its WebSocket dropped) leaves every servo where it is, and the mode
@@ -25,7 +26,7 @@ import numpy as np
 import pytest
 from action_msgs.msg import GoalStatus
 from calibration_helpers import CalibrationClient, write_planar_gripper
-from control_msgs.action import GripperCommand
+from control_msgs.action import FollowJointTrajectory, GripperCommand
 from geometry_msgs.msg import PointStamped, Pose
 from rclpy.parameter import Parameter
 from ros_helpers import RosGraph, ros_graph, wait_for
@@ -90,6 +91,9 @@ class Arm:
         self.clicked = node.create_publisher(PointStamped, "clicked_point", 10)
         self.plan = node.create_client(PlanCartesianPath, "plan_cartesian_path")
         self.gripper = ActionClient(node, GripperCommand, "gripper_controller/gripper_cmd")
+        self.follow = ActionClient(
+            node, FollowJointTrajectory, "arm_controller/follow_joint_trajectory"
+        )
         for topic in ("joint_commands", "joint_trajectory", "clicked_point"):
             wait_for(lambda t=topic: node.count_subscribers(t) > 0, what=f"{topic} matched")
         self.calibration.wait_active(False)
@@ -176,6 +180,20 @@ def test_every_motion_input_is_refused_while_calibrating_and_leaving_moves_nothi
     arm.clicked.publish(point)
     line = calibration.wait_log("clicked point move CALIBRATING", mark, node="trajectory_node")
     assert line.level == 30
+    # MoveIt's FollowJointTrajectory: ABORTED, INVALID_GOAL with the reason.
+    wait_for(lambda: arm.follow.wait_for_server(timeout_sec=0.1), what="follow server")
+    follow = FollowJointTrajectory.Goal()
+    follow.trajectory = trajectory(arm.config.joint_names, [(2.0, start + 0.2)])
+    accepted = arm.follow.send_goal_async(follow)
+    wait_for(accepted.done, what="follow goal response")
+    handle = accepted.result()
+    assert handle.accepted  # as the controller: accepted, then checked
+    ended = handle.get_result_async()
+    wait_for(ended.done, what="follow goal result")
+    assert ended.result().status == GoalStatus.STATUS_ABORTED
+    result = ended.result().result
+    assert result.error_code == FollowJointTrajectory.Result.INVALID_GOAL
+    assert "calibration mode" in result.error_string
     # joint_commands straight to the hardware node: refused there.
     arm.commands.publish(JointState(name=list(arm.config.joint_names), position=[0.1, 0.2]))
     line = calibration.wait_log("joint_commands refused: calibration mode is on", mark)
