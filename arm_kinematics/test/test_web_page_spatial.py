@@ -281,7 +281,9 @@ def test_pitch_and_roll_ask_for_the_whole_rotation_of_the_documented_convention(
     expected = transforms3d.quaternions.quat2mat((quaternion[3], *quaternion[:3]))
     assert np.abs(rotation - expected).max() < 1e-6
     assert shown_joint_rad(page, "wrist_roll") == pytest.approx(roll, abs=1e-6)
+    before = answers_drawn(page)
     page.select_option("#tool-mode", "position")
+    wait_for_answer_3d(page, *target, after=before)  # the mode's change solves the target again
 
 
 def test_the_3d_view_turns_on_a_drag_and_still_draws_the_arm(page: Page) -> None:

@@ -3,14 +3,7 @@
 // its vertical plane (the distance along the yaw's direction, z), the yaw as an arrow from
 // above in the corner. It draws what it is given; it solves nothing.
 
-const SVG_NS = "http://www.w3.org/2000/svg";
-
-function element(tag, attributes, parent) {
-  const node = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  parent.appendChild(node);
-  return node;
-}
+import { element } from "./svg.js";
 
 export class TrialView {
   constructor(svg) {

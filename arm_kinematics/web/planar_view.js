@@ -1,7 +1,8 @@
 // One view of the arm: the base frame's x-y plane seen from above, drawn to scale in two
 // stacked SVGs. It draws what it is given (the URDF chain, joint positions, marker points, the
 // target) and reports where the pointer puts the target; it holds no panel state and solves
-// nothing. Another view (a side view, a 3D view) offers the same methods:
+// nothing. A spatial arm's views (spatial_view.js) offer the same methods; the SVG pieces
+// both draw are svg.js's:
 //
 //   setChain(chain)               the arm to draw (urdf.js ArmChain), then fit()
 //   fit()                         after a resize: the scale, then everything again
@@ -13,28 +14,17 @@
 //
 // Metres in the base frame (y up) inside; pixels only here.
 
-const SVG_NS = "http://www.w3.org/2000/svg";
-const GRID_STEP_M = 0.05;
-const MARKER_LINE_STRIP = 4;
-const PLAN_CLASSES = { planned_path: "plan-path", feasible_path: "plan-feasible", infeasible_path: "plan-infeasible" };
+import { ArmView, GRID_STEP_M, MARKER_LINE_STRIP, PLAN_CLASSES, arrow, drawChain, element, failedStep, polylinePoints, regionGroup, targetMark } from "./svg.js";
+
 const HEADING_ARROW_PX = 34;
 
-function element(tag, attributes = {}, parent = null) {
-  const node = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-export class PlanarView {
+export class PlanarView extends ArmView {
   // staticSvg: the region, ring and grid (repainted only with the view); armSvg: the arm, the
   // plan and the target, on top, taking the pointer. onTarget(x, y) gets metres.
   constructor(staticSvg, armSvg, { onTarget }) {
+    super();
     this.staticSvg = staticSvg;
     this.svg = armSvg;
-    this.chain = null;
-    this.transform = { cx: 0, cy: 0, k: 1 }; // x_px = cx + k x, y_px = cy - k y
-    this.last = { region: [], plan: [], failed: null, target: null, solution: null, live: null };
     const layer = (id) => armSvg.querySelector(`#${id}`) || staticSvg.querySelector(`#${id}`);
     this.layers = Object.fromEntries(
       ["region", "ring", "grid", "plan", "alt", "ghost", "live", "target"].map((name) => [name, layer(`layer-${name}`)]),
@@ -73,13 +63,7 @@ export class PlanarView {
     for (const svg of [this.svg, this.staticSvg]) svg.setAttribute("viewBox", `0 0 ${rect.width} ${rect.height}`);
     const reach = this.chain ? this.chain.reach : 0.2;
     this.transform = { cx: rect.width / 2, cy: rect.height / 2, k: Math.min(rect.width, rect.height) / (2.25 * reach) };
-    const { region, plan, failed, target, solution, live } = this.last;
-    this.drawGrid();
-    this.drawRegion(region);
-    this.drawPlan(plan, failed);
-    if (target) this.drawTarget(...target);
-    if (solution) this.drawSolution(...solution);
-    if (live) this.drawLive(live);
+    this.redraw();
   }
 
   drawGrid() {
@@ -100,48 +84,12 @@ export class PlanarView {
     }
   }
 
-  // Draws `joints` (name -> rad) with the URDF chain into `layer`; the tip's id is `${prefix}-tip`.
+  // Draws `joints` (name -> rad) with the URDF chain into `layer`; the tip's id is `${prefix}-tip`
+  // (a planar arm's page draws no fingers).
   drawArm(layer, joints, prefix) {
     if (!this.chain) return;
     const points = this.chain.points(joints).map((p) => ({ ...p, screen: this.toScreen(p.x, p.y) }));
-    if (layer.childElementCount !== points.length + 1) {
-      layer.replaceChildren();
-      element("polyline", { class: "link" }, layer);
-      points.forEach((_, i) => {
-        const last = i === points.length - 1;
-        element("circle", { class: last ? "tip" : i === 0 ? "base" : "joint", "data-index": i, ...(last ? { id: `${prefix}-tip` } : {}) }, layer);
-      });
-    }
-    layer.firstChild.setAttribute("points", points.map((p) => p.screen.join(",")).join(" "));
-    points.forEach((p, i) => {
-      const circle = layer.children[i + 1];
-      const last = i === points.length - 1;
-      circle.setAttribute("cx", p.screen[0]);
-      circle.setAttribute("cy", p.screen[1]);
-      circle.setAttribute("r", last ? 4 : i === 0 ? 9 : 5);
-      circle.dataset.xM = p.x;
-      circle.dataset.yM = p.y;
-    });
-    layer.hidden = false;
-  }
-
-  clearArm(layer) {
-    layer.replaceChildren();
-    layer.hidden = true;
-  }
-
-  drawLive(joints) {
-    this.last.live = joints;
-    if (joints.size) this.drawArm(this.layers.live, joints, "live");
-  }
-
-  // The IK answer's pose and its other branch (null: none). A refused target draws no ghost.
-  drawSolution(joints, alternative) {
-    this.last.solution = [joints, alternative];
-    if (joints) this.drawArm(this.layers.ghost, joints, "ghost");
-    else this.clearArm(this.layers.ghost);
-    if (joints && alternative) this.drawArm(this.layers.alt, alternative, "alt");
-    else this.clearArm(this.layers.alt);
+    drawChain(layer, points, `${prefix}-tip`, { base: 9, joint: 5, tip: 4 });
   }
 
   // target {x, y} m or null; tone: the status tone of the mark (ok, singular, refused, ...);
@@ -152,22 +100,12 @@ export class PlanarView {
     layer.replaceChildren();
     if (!target) return;
     const [px, py] = this.toScreen(target.x, target.y);
-    const mark = element("g", { id: "target-mark", class: `target-${tone}` }, layer);
-    element("circle", { cx: px, cy: py, r: 9 }, mark);
-    element("line", { x1: px - 14, y1: py, x2: px + 14, y2: py }, mark);
-    element("line", { x1: px, y1: py - 14, x2: px, y2: py + 14 }, mark);
-    mark.dataset.xM = target.x;
-    mark.dataset.yM = target.y;
+    targetMark(layer, "target-mark", `target-${tone}`, [px, py], target);
     if (headingRad === null || headingRad === undefined) return;
     // The heading as an arrow from the target, in the base frame's angle (y up, so -sin on screen).
-    const [dx, dy] = [Math.cos(headingRad), -Math.sin(headingRad)];
-    const [ex, ey] = [px + HEADING_ARROW_PX * dx, py + HEADING_ARROW_PX * dy];
-    const arrow = element("g", { id: "heading-arrow", class: `heading-arrow target-${tone}` }, layer);
-    element("line", { x1: px, y1: py, x2: ex, y2: ey }, arrow);
-    const [nx, ny] = [-dy, dx]; // normal, for the arrowhead
-    const head = [[ex + 9 * dx, ey + 9 * dy], [ex + 5 * nx, ey + 5 * ny], [ex - 5 * nx, ey - 5 * ny]];
-    element("polygon", { points: head.map((p) => p.map((v) => v.toFixed(1)).join(",")).join(" ") }, arrow);
-    arrow.dataset.headingRad = headingRad;
+    const direction = [HEADING_ARROW_PX * Math.cos(headingRad), -HEADING_ARROW_PX * Math.sin(headingRad)];
+    const heading = arrow(layer, "heading-arrow", `heading-arrow target-${tone}`, [px, py], direction);
+    heading.dataset.headingRad = headingRad;
   }
 
   drawRegion(markers) {
@@ -176,30 +114,18 @@ export class PlanarView {
     const ring = this.layers.ring;
     region.replaceChildren();
     ring.replaceChildren();
-    const path = (points) => points.map((p) => this.toScreen(p.x, p.y).map((v) => v.toFixed(1)).join(",")).join(" ");
+    const path = (points) => polylinePoints(points.map((p) => this.toScreen(p.x, p.y)));
     let near = null;
     for (const marker of markers) {
       if (marker.ns === "reachable_region" || marker.ns === "near_singular") {
-        // Opaque fill and edge inside a translucent group: the row runs overlap by the edge's
-        // width without seams or darker stripes.
-        const colour = rgba(marker.color, 1);
-        const group = element("g", { id: `region-${marker.ns}`, opacity: marker.color.a }, region);
-        element("path", { d: this.trianglePath(marker.points), fill: colour, stroke: colour, "stroke-width": 0.8 }, group);
+        const pixels = marker.points.map((p) => this.toScreen(p.x, p.y));
+        const group = regionGroup(region, `region-${marker.ns}`, marker, pixels);
         if (marker.ns === "near_singular") near = group;
       } else if (marker.ns === "workspace" && marker.type === MARKER_LINE_STRIP) {
         element("polyline", { class: "ring", id: `ring-${marker.id}`, points: path(marker.points) }, ring);
       }
     }
     if (near) region.appendChild(near); // near-singular cells on top of the reachable ones
-  }
-
-  trianglePath(points) {
-    let d = "";
-    for (let i = 0; i + 2 < points.length; i += 3) {
-      const corners = [points[i], points[i + 1], points[i + 2]].map((p) => this.toScreen(p.x, p.y).map((v) => v.toFixed(1)).join(" "));
-      d += `M${corners[0]}L${corners[1]}L${corners[2]}Z`;
-    }
-    return d;
   }
 
   drawPlan(markers, failed) {
@@ -209,22 +135,10 @@ export class PlanarView {
     layer.replaceChildren();
     for (const marker of markers) {
       if (marker.type !== MARKER_LINE_STRIP || !PLAN_CLASSES[marker.ns]) continue;
-      const points = marker.points.map((p) => this.toScreen(p.x, p.y).map((v) => v.toFixed(1)).join(",")).join(" ");
+      const points = polylinePoints(marker.points.map((p) => this.toScreen(p.x, p.y)));
       element("polyline", { class: PLAN_CLASSES[marker.ns], id: `plan-${marker.ns}`, points }, layer);
     }
     if (!failed) return;
-    const [px, py] = this.toScreen(failed.x, failed.y);
-    const dot = element("circle", { id: "failed-step", class: "failed-step", cx: px, cy: py, r: 7 }, layer);
-    dot.dataset.step = failed.step;
-    dot.dataset.xM = failed.x;
-    dot.dataset.yM = failed.y;
-    // The label on the side of the point with more room.
-    const left = px > this.svg.getBoundingClientRect().width / 2;
-    const label = element("text", { class: "failed-label", x: left ? px - 10 : px + 10, y: py - 10, "text-anchor": left ? "end" : "start" }, layer);
-    label.textContent = failed.label;
+    failedStep(layer, "failed-step", this.toScreen(failed.x, failed.y), failed, this.svg.getBoundingClientRect().width);
   }
-}
-
-function rgba(color, alpha = color.a) {
-  return `rgba(${Math.round(color.r * 255)}, ${Math.round(color.g * 255)}, ${Math.round(color.b * 255)}, ${alpha})`;
 }

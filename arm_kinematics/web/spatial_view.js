@@ -14,25 +14,12 @@
 // Element ids carry the view's name: `${name}-live-tip`, `${name}-ghost-tip`, `${name}-alt-tip`,
 // `${name}-target-mark`, `${name}-region-reachable_region`, `${name}-yaw_range`, ...
 
-const SVG_NS = "http://www.w3.org/2000/svg";
-const GRID_STEP_M = 0.05;
-const MARKER_LINE_STRIP = 4;
-const PLAN_CLASSES = { planned_path: "plan-path", feasible_path: "plan-feasible", infeasible_path: "plan-infeasible" };
+import { ArmView, GRID_STEP_M, MARKER_LINE_STRIP, PLAN_CLASSES, arrow, drawChain, element, failedStep, polylinePoints, regionGroup, targetMark } from "./svg.js";
+
 const FLOOR_NAMESPACES = { workspace: "ring", yaw_range: "yaw-range", yaw_range_back: "yaw-range-back" };
 const PLANE_NAMESPACES = ["reachable_region", "near_singular"];
 const TOOL_ARROW_PX = 34;
 const ORBIT_RAD_PER_PX = 0.01;
-
-function element(tag, attributes = {}, parent = null) {
-  const node = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-function rgba(color, alpha = color.a) {
-  return `rgba(${Math.round(color.r * 255)}, ${Math.round(color.g * 255)}, ${Math.round(color.b * 255)}, ${alpha})`;
-}
 
 // Where the drawing's scale comes from, read off the URDF at the zero pose: the shoulder (the
 // frame of the first joint after the yaw), the reach beyond it (the chain laid out straight)
@@ -48,20 +35,18 @@ export function armExtent(chain) {
   return { shoulder, reach, horizontal: Math.hypot(shoulder.x, shoulder.y) + reach };
 }
 
-export class SpatialView {
+export class SpatialView extends ArmView {
   // container: an element to fill (its size is the view's); name: "top", "side" or "orbit";
   // projection: its projections.js object. onPointer(u, v): the pointer pressed or dragged at
   // (u, v) metres of the view's plane (views that set a target); onTurn(): after a drag turned
   // an orbit view. plane(): the side view's direction (rad), drawn as a line in the top view.
   constructor(container, name, projection, { onPointer = null, onTurn = null, plane = null } = {}) {
+    super();
     this.container = container;
     this.name = name;
     this.projection = projection;
     this.plane = plane;
-    this.chain = null;
     this.extent = { shoulder: { x: 0, y: 0, z: 0 }, reach: 0.2, horizontal: 0.2 };
-    this.transform = { cx: 0, cy: 0, k: 1 };
-    this.last = { region: [], plan: [], failed: null, target: null, solution: null, live: null };
     this.staticSvg = element("svg", { class: "static-layer", "aria-hidden": "true" }, container);
     this.svg = element("svg", { class: "arm-layer", "aria-label": container.dataset.label || name }, container);
     this.layers = {};
@@ -133,16 +118,6 @@ export class SpatialView {
     this.redraw();
   }
 
-  redraw() {
-    const { region, plan, failed, target, solution, live } = this.last;
-    this.drawGrid();
-    this.drawRegion(region);
-    this.drawPlan(plan, failed);
-    if (target) this.drawTarget(...target);
-    if (solution) this.drawSolution(...solution);
-    if (live) this.drawLive(live);
-  }
-
   // --- the static layer: grid, floor markers, the vertical plane's region ---------------------
 
   drawGrid() {
@@ -202,26 +177,15 @@ export class SpatialView {
     let near = null;
     for (const marker of markers) {
       if (this.name === "side" && PLANE_NAMESPACES.includes(marker.ns)) {
-        // Opaque fill and edge inside a translucent group: no seams where the row runs meet.
-        const colour = rgba(marker.color, 1);
-        const group = element("g", { id: `${this.name}-region-${marker.ns}`, opacity: marker.color.a }, region);
-        element("path", { d: this.planeTriangles(marker.points), fill: colour, stroke: colour, "stroke-width": 0.8 }, group);
+        const pixels = marker.points.map((p) => this.planeToScreen(p.x, p.z));
+        const group = regionGroup(region, `${this.name}-region-${marker.ns}`, marker, pixels);
         if (marker.ns === "near_singular") near = group;
       } else if (this.name !== "side" && FLOOR_NAMESPACES[marker.ns] && marker.type === MARKER_LINE_STRIP && marker.points.length) {
-        const points = marker.points.map((p) => this.toScreen(p).map((v) => v.toFixed(1)).join(",")).join(" ");
+        const points = polylinePoints(marker.points.map((p) => this.toScreen(p)));
         element("polyline", { class: FLOOR_NAMESPACES[marker.ns], id: `${this.name}-${marker.ns}-${marker.id}`, points }, floor);
       }
     }
     if (near) region.appendChild(near); // near-singular cells on top of the reachable ones
-  }
-
-  planeTriangles(points) {
-    let d = "";
-    for (let i = 0; i + 2 < points.length; i += 3) {
-      const corners = [points[i], points[i + 1], points[i + 2]].map((p) => this.planeToScreen(p.x, p.z).map((v) => v.toFixed(1)).join(" "));
-      d += `M${corners[0]}L${corners[1]}L${corners[2]}Z`;
-    }
-    return d;
   }
 
   // --- the arm layer ----------------------------------------------------------------------------
@@ -231,51 +195,8 @@ export class SpatialView {
   drawArm(layer, joints, prefix, fingers = false) {
     if (!this.chain) return;
     const points = this.chain.points(joints).map((p) => ({ ...p, screen: this.toScreen(p) }));
-    const segments = fingers ? this.chain.fingers(joints) : [];
-    if (layer.childElementCount !== points.length + 1 + segments.length) {
-      layer.replaceChildren();
-      element("polyline", { class: "link" }, layer);
-      points.forEach((_, i) => {
-        const last = i === points.length - 1;
-        element("circle", { class: last ? "tip" : i === 0 ? "base" : "joint", "data-index": i, ...(last ? { id: `${this.name}-${prefix}-tip` } : {}) }, layer);
-      });
-      segments.forEach(() => element("line", { class: "finger" }, layer));
-    }
-    layer.firstChild.setAttribute("points", points.map((p) => p.screen.join(",")).join(" "));
-    points.forEach((p, i) => {
-      const circle = layer.children[i + 1];
-      const last = i === points.length - 1;
-      circle.setAttribute("cx", p.screen[0]);
-      circle.setAttribute("cy", p.screen[1]);
-      circle.setAttribute("r", last ? 4 : i === 0 ? 8 : 4.5);
-      circle.dataset.xM = p.x;
-      circle.dataset.yM = p.y;
-      circle.dataset.zM = p.z;
-    });
-    segments.forEach(([a, b], i) => {
-      const line = layer.children[points.length + 1 + i];
-      const [[x1, y1], [x2, y2]] = [this.toScreen(a), this.toScreen(b)];
-      Object.entries({ x1, y1, x2, y2 }).forEach(([key, value]) => line.setAttribute(key, value));
-    });
-    layer.hidden = false;
-  }
-
-  clearArm(layer) {
-    layer.replaceChildren();
-    layer.hidden = true;
-  }
-
-  drawLive(joints) {
-    this.last.live = joints;
-    if (joints.size) this.drawArm(this.layers.live, joints, "live", true);
-  }
-
-  drawSolution(joints, alternative) {
-    this.last.solution = [joints, alternative];
-    if (joints) this.drawArm(this.layers.ghost, joints, "ghost");
-    else this.clearArm(this.layers.ghost);
-    if (alternative) this.drawArm(this.layers.alt, alternative, "alt");
-    else this.clearArm(this.layers.alt);
+    const segments = fingers ? this.chain.fingers(joints).map(([a, b]) => [this.toScreen(a), this.toScreen(b)]) : [];
+    drawChain(layer, points, `${this.name}-${prefix}-tip`, { base: 8, joint: 4.5, tip: 4 }, segments);
   }
 
   // target: {x, y, z} m or null; tone: the status tone of the mark; tool: the requested tool x
@@ -297,24 +218,12 @@ export class SpatialView {
       const [fx, fy] = this.toScreen({ x: target.x, y: target.y, z: 0 });
       element("line", { class: "drop-line", x1: px, y1: py, x2: fx, y2: fy }, layer);
     }
-    const mark = element("g", { id: `${this.name}-target-mark`, class: `target-mark target-${tone}` }, layer);
-    element("circle", { cx: px, cy: py, r: 9 }, mark);
-    element("line", { x1: px - 14, y1: py, x2: px + 14, y2: py }, mark);
-    element("line", { x1: px, y1: py - 14, x2: px, y2: py + 14 }, mark);
-    mark.dataset.xM = target.x;
-    mark.dataset.yM = target.y;
-    mark.dataset.zM = target.z;
+    targetMark(layer, `${this.name}-target-mark`, `target-mark target-${tone}`, [px, py], target);
     if (!tool) return;
     const [du, dv] = this.projection.projectDirection(tool);
     if (Math.hypot(du, dv) < 0.2) return; // seen end-on: no arrow
-    const [dx, dy] = [du, -dv]; // screen y points down
-    const [ex, ey] = [px + TOOL_ARROW_PX * dx, py + TOOL_ARROW_PX * dy];
-    const arrow = element("g", { id: `${this.name}-tool-arrow`, class: `heading-arrow target-${tone}` }, layer);
-    element("line", { x1: px, y1: py, x2: ex, y2: ey }, arrow);
-    const norm = Math.hypot(dx, dy);
-    const [ux, uy] = [dx / norm, dy / norm];
-    const head = [[ex + 9 * ux, ey + 9 * uy], [ex - 5 * uy, ey + 5 * ux], [ex + 5 * uy, ey - 5 * ux]];
-    element("polygon", { points: head.map((p) => p.map((v) => v.toFixed(1)).join(",")).join(" ") }, arrow);
+    // Foreshortened as the view sees the tool axis; screen y points down.
+    arrow(layer, `${this.name}-tool-arrow`, `heading-arrow target-${tone}`, [px, py], [TOOL_ARROW_PX * du, -TOOL_ARROW_PX * dv]);
   }
 
   drawPlan(markers, failed) {
@@ -324,16 +233,11 @@ export class SpatialView {
     layer.replaceChildren();
     for (const marker of markers) {
       if (marker.type !== MARKER_LINE_STRIP || !PLAN_CLASSES[marker.ns]) continue;
-      const points = marker.points.map((p) => this.toScreen(p).map((v) => v.toFixed(1)).join(",")).join(" ");
+      const points = polylinePoints(marker.points.map((p) => this.toScreen(p)));
       element("polyline", { class: PLAN_CLASSES[marker.ns], id: `${this.name}-plan-${marker.ns}`, points }, layer);
     }
     if (!failed) return;
-    const [px, py] = this.toScreen(failed);
-    const dot = element("circle", { id: `${this.name}-failed-step`, class: "failed-step", cx: px, cy: py, r: 7 }, layer);
-    dot.dataset.step = failed.step;
-    if (this.name !== "side") return; // the label once, where the height can be read
-    const left = px > this.svg.getBoundingClientRect().width / 2;
-    const label = element("text", { class: "failed-label", x: left ? px - 10 : px + 10, y: py - 10, "text-anchor": left ? "end" : "start" }, layer);
-    label.textContent = failed.label;
+    // The label once, in the side view, where the height can be read.
+    failedStep(layer, `${this.name}-failed-step`, this.toScreen(failed), failed, this.svg.getBoundingClientRect().width, this.name === "side");
   }
 }
