@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from arm_kinematics.cli.tour import angle, joints_text, plan_default_line
+from arm_kinematics.cli.planar_tour import angle, joints_text, plan_default_line
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics import Branch, IkResult, SpatialArm
 from arm_kinematics.kinematics.spatial.rotations import rot_z

@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -44,9 +43,6 @@ from arm_kinematics.hardware.calibration import DEGREES, PULSE_US, JogError
 from arm_kinematics.nodes.params import ParameterStartupError
 from arm_kinematics_interfaces.msg import CalibrationState, ServoCalibration, ServoState
 from arm_kinematics_interfaces.srv import CalibrationFile, JogServo
-
-if TYPE_CHECKING:
-    from arm_kinematics.nodes.hardware_node import HardwareNode
 
 STATE_PERIOD_S = 0.1
 """calibration/state while the mode is on (and within this of any change)."""
@@ -120,9 +116,16 @@ def declare_calibration_parameters(node: Node) -> CalibrationSettings:
 
 
 class CalibrationServices:
-    """The services and the state topic of calibration mode, on a HardwareNode."""
+    """The services and the state topic of calibration mode, on the hardware node.
 
-    def __init__(self, node: HardwareNode) -> None:
+    `node` is that node (`hardware_node.HardwareNode`, which builds this in its constructor, so
+    it is typed as the rclpy Node it is): besides rclpy's, the services call its `config`,
+    `servo_map`, `calibration_settings` and its calibration methods (`enter_calibration`,
+    `leave_calibration`, `heartbeat`, `jog`, `release_all`, `calibration_snapshot`), where the
+    rules and the node's lock are.
+    """
+
+    def __init__(self, node: Node) -> None:
         self._node = node
         self._settings = node.calibration_settings
         self._published_active: bool | None = None

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from ..planar.chain import as_number, shift_range
 from ..types import Branch, IkResult, IkStatus, branch_of
 from . import explain
 from .model import SpatialChain, outward_angles
+from .sides import Attempt, Side
 
 ROLL_MATCH_TOLERANCE = 1e-9
 """rad: how close a requested roll must be to 0 or pi on an arm without a wrist roll."""
@@ -56,28 +57,6 @@ _ORDER = (
 """Failure statuses from farthest to nearest to a solution, for choosing which side reports."""
 
 Joints = tuple[float, ...]
-
-
-class Side(NamedTuple):
-    """One way to face the target: the yaw (rad, within its limits) and whether the chain
-    reaches over the back (then `planar_x` is measured in the mirrored plane)."""
-
-    name: str  # "front", "back" or "axis"
-    yaw: float
-    back: bool
-    planar_x: float  # the target ahead of the shoulder in the (possibly mirrored) plane, m
-
-    @property
-    def tool_roll(self) -> float:
-        """The roll of the tool with the roll joint at 0: 0 from the front, pi over the back."""
-        return math.pi if self.back else 0.0
-
-
-class Attempt(NamedTuple):
-    """A side and what the planar solve (and the roll) answered there: joints in joint order."""
-
-    side: Side
-    result: IkResult
 
 
 class SpatialArm(SpatialChain):

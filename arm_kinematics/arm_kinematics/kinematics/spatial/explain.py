@@ -10,13 +10,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..planar.explain import degrees_text, metres_text
-
-if TYPE_CHECKING:  # types only: no import circle with arm.py
-    from .arm import Attempt, Side
-    from .model import SpatialChain
+from .model import SpatialChain
+from .sides import Attempt, Side
 
 PLANE_WORDS = "in the arm's vertical plane (forward and up from the shoulder)"
 
@@ -49,7 +46,7 @@ def side_text(message: str, side: Side, refused: Sequence[tuple[str, float]], pi
     """A solved planar message with the side it was solved on (and the yaw), the pitch a 3-joint
     chain chose said as the tool's pitch (rad, outward), the other side's yaw limit.
 
-    >>> from arm_kinematics.kinematics.spatial.arm import Side
+    >>> from arm_kinematics.kinematics.spatial.sides import Side
     >>> side_text("OK: solved elbow up; heading 12.00 deg chosen (nearest feasible)",
     ...           Side("back", 3.0, True, 0.1), [], 0.5)
     'OK: reaching over the back (yaw 171.89 deg): solved elbow up; tool pitch 28.65 deg chosen (nearest feasible)'
@@ -145,7 +142,7 @@ def roll_limit_text(name: str, roll: float, limits: tuple[float, float], side: s
 def yaw_axis_text(message: str, rho: float, near: float, side: Side) -> str:
     """SINGULAR: on or near the yaw axis, where the yaw is undefined or turns fast.
 
-    >>> from arm_kinematics.kinematics.spatial.arm import Side
+    >>> from arm_kinematics.kinematics.spatial.sides import Side
     >>> yaw_axis_text("OK: on the yaw axis (yaw 0.00 deg): solved elbow up", 0.0, 0.006,
     ...               Side("axis", 0.0, False, 0.0))[:80]
     'SINGULAR: on the yaw axis (yaw 0.00 deg): solved elbow up; the target is on the '
@@ -172,7 +169,7 @@ def failure_text(
 ) -> str:
     """A refusal: the nearest side's planar reason (in the vertical plane), then the others.
 
-    >>> from arm_kinematics.kinematics.spatial.arm import Side
+    >>> from arm_kinematics.kinematics.spatial.sides import Side
     >>> text = failure_text("TOO_FAR: target (0.3, 0) m is 0.3 m from the base, beyond ...",
     ...                     Side("front", 0.0, False, 0.3), [], [("back", 3.14159)])
     >>> text.split(", in")[0], "0.3 m from the shoulder" in text
