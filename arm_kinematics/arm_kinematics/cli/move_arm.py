@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -37,7 +35,7 @@ from arm_kinematics.cli.common import (
     load_client_config,
     parse_client_args,
 )
-from arm_kinematics.cli.spin import Spinner, catch_interrupts, restore_handlers
+from arm_kinematics.cli.spin import Spinner, client_node
 from arm_kinematics.names import absolute_namespace
 
 EXIT_SUCCEEDED = 0
@@ -151,12 +149,7 @@ def run(argv: list[str]) -> int:
     args = parse_client_args(build_parser(), argv)
 
     # ROS imports after parsing so that --help works fast and without a ROS environment.
-    import rclpy
-    from rclpy.executors import SingleThreadedExecutor
-    from rclpy.node import Node
-    from rclpy.signals import SignalHandlerOptions
-
-    from arm_kinematics.rclpy_compat.action_client import ActionClient, destroy_actions
+    from arm_kinematics.rclpy_compat.action_client import ActionClient
     from arm_kinematics_interfaces.action import MoveArm
 
     config = load_client_config(args.config, "move_arm")
@@ -175,27 +168,10 @@ def run(argv: list[str]) -> int:
     except ValueError as error:
         print(f"move_arm: {error}", file=sys.stderr)
         return EXIT_FAILED
-    # Ctrl-C sets a flag that the loops below check between spins: it must neither shut the
-    # context down before the cancel request has gone out nor interrupt rclpy mid-call.
-    interrupted = threading.Event()
-    previous_handlers = catch_interrupts(interrupted)
-    rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
-    executor = SingleThreadedExecutor()
-    node = None
-    try:
-        node = Node(f"move_arm_{os.getpid()}", namespace=namespace)
-        executor.add_node(node)
+    with client_node("move_arm", namespace, argv) as (node, spin):
         client = ActionClient(node, MoveArm, "move_arm")
         server = node.resolve_topic_name("move_arm")  # as rcl_action resolves it
-        return _send(Spinner(executor, interrupted), client, server, goal, args)
-    finally:
-        # Destroy the node before the context so that the server hears it leave at once.
-        executor.shutdown()
-        if node is not None:
-            destroy_actions(node)
-            node.destroy_node()
-        rclpy.try_shutdown()
-        restore_handlers(previous_handlers)
+        return _send(spin, client, server, goal, args)
 
 
 def _send(spin: Spinner, client: Any, server: str, goal: Any, args: argparse.Namespace) -> int:
