@@ -468,6 +468,16 @@ _GRIPPER_SPECS = (
         "gripper.reach_timeout_s", float, "not at the goal this long after the ramp: stalled, s"
     ),
 )
+GRIPPER_UNIT_PARAMETERS = (
+    "gripper.joint",
+    "gripper.position_unit",
+    "gripper.open_deg",
+    "gripper.closed_deg",
+    "gripper.open_m",
+    "gripper.closed_m",
+)
+"""The hardware node's parameters that say which joint the gripper is, its goals' unit and its
+ends: what a gripper client (the `gripper` command, the page through the bridge) reads."""
 
 
 def _joint_specs(joint: str) -> list[ParameterSpec]:

@@ -35,6 +35,7 @@ from visualization_msgs.msg import MarkerArray
 
 from arm_kinematics.bridge.convert import type_name
 from arm_kinematics.bridge.protocol import MessageId, ProtocolError
+from arm_kinematics.config import GRIPPER_UNIT_PARAMETERS
 from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.msg import CalibrationState
 from arm_kinematics_interfaces.srv import (
@@ -66,16 +67,6 @@ class Interface:
         return type_name(self.type)
 
 
-GRIPPER_PARAMETERS = (
-    "gripper.joint",
-    "gripper.position_unit",
-    "gripper.open_deg",
-    "gripper.closed_deg",
-    "gripper.open_m",
-    "gripper.closed_m",
-)
-"""What the page reads of the hardware node: its gripper's joint, unit and ends (read-only)."""
-
 TOPICS = (
     Interface("joint_states", JointState, subscribe=True),
     Interface("robot_description", String, latched=True, subscribe=True),
@@ -103,7 +94,8 @@ SERVICES = (
     Interface("calibration/save", CalibrationFile),
     # The sim backend's simulated bus fault (absent on servokit: a call then times out).
     Interface("simulate_fault", SetBool),
-    Interface("hardware_node/get_parameters", GetParameters, parameters=GRIPPER_PARAMETERS),
+    # The page's gripper box reads the gripper's unit and ends, and no other parameter.
+    Interface("hardware_node/get_parameters", GetParameters, parameters=GRIPPER_UNIT_PARAMETERS),
 )
 ACTIONS = (
     Interface("move_arm", MoveArm),

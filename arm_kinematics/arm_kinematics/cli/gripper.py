@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,7 +36,8 @@ from arm_kinematics.cli.common import (
     client_main,
     parse_client_args,
 )
-from arm_kinematics.cli.spin import Spinner, catch_interrupts, restore_handlers
+from arm_kinematics.cli.spin import Spinner, client_node
+from arm_kinematics.config import GRIPPER_UNIT_PARAMETERS
 from arm_kinematics.names import absolute_namespace
 
 EXIT_SUCCEEDED = 0
@@ -48,14 +47,6 @@ EXIT_INTERRUPTED = 130
 
 ACTION = "gripper_controller/gripper_cmd"
 HARDWARE_NODE = "hardware_node"
-_PARAMETERS = (
-    "gripper.joint",
-    "gripper.position_unit",
-    "gripper.open_deg",
-    "gripper.closed_deg",
-    "gripper.open_m",
-    "gripper.closed_m",
-)
 _CANCEL_WAIT_S = 10.0
 
 
@@ -184,36 +175,13 @@ def run(argv: list[str]) -> int:
     """The command for `argv` (argv[0] is the program); returns the exit code."""
     args = parse_client_args(build_parser(), argv)
 
-    # ROS imports after parsing so that --help works fast and without a ROS environment.
-    import rclpy
-    from rclpy.executors import SingleThreadedExecutor
-    from rclpy.node import Node
-    from rclpy.signals import SignalHandlerOptions
-
     try:
         namespace = absolute_namespace(args.namespace)
     except ValueError as error:
         print(f"gripper: {error}", file=sys.stderr)
         return EXIT_FAILED
-    interrupted = threading.Event()
-    previous_handlers = catch_interrupts(interrupted)
-    rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
-    executor = SingleThreadedExecutor()
-    node = None
-    try:
-        node = Node(f"gripper_{os.getpid()}", namespace=namespace)
-        executor.add_node(node)
-        return _run(node, Spinner(executor, interrupted), args)
-    finally:
-        # Destroy the node before the context so that the server hears it leave at once.
-        executor.shutdown()
-        if node is not None:
-            from arm_kinematics.rclpy_compat.action_client import destroy_actions
-
-            destroy_actions(node)
-            node.destroy_node()
-        rclpy.try_shutdown()
-        restore_handlers(previous_handlers)
+    with client_node("gripper", namespace, argv) as (node, spin):
+        return _run(node, spin, args)
 
 
 def _read_gripper(node: Any, spin: Spinner, timeout: float) -> GripperUnit | str | None:
@@ -230,13 +198,13 @@ def _read_gripper(node: Any, spin: Spinner, timeout: float) -> GripperUnit | str
     def spin_until_done(future: Any, seconds: float) -> bool:
         return spin.until(future.done, seconds)
 
-    request = GetParameters.Request(names=list(_PARAMETERS))
+    request = GetParameters.Request(names=list(GRIPPER_UNIT_PARAMETERS))
     response = call_idempotent(client, request, timeout, spin_until_done)
     if response is None:
         return None
     values = {
         name: parameter_value_to_python(value)
-        for name, value in zip(_PARAMETERS, response.values, strict=False)
+        for name, value in zip(GRIPPER_UNIT_PARAMETERS, response.values, strict=False)
     }
     return GripperUnit.from_parameters(values)
 
