@@ -134,3 +134,12 @@ class IkResult(NamedTuple):
         return NotImplemented
 
     __lt__ = __le__ = __gt__ = __ge__ = _unordered
+
+
+def invalid_input(reason: str) -> IkResult:
+    """The INVALID_INPUT answer to a request the solver cannot take, `reason` in words.
+
+    >>> invalid_input("target x and y must be numbers (m)").message
+    'INVALID_INPUT: target x and y must be numbers (m)'
+    """
+    return IkResult(IkStatus.INVALID_INPUT, None, "INVALID_INPUT: " + reason)

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..angles import wrap_angle
-from ..types import Branch, IkResult, IkStatus, branch_of
+from ..types import Branch, IkResult, IkStatus, branch_of, invalid_input
 from .branches import choose_branch, joint_distance
 from .chain import LIMIT_TOLERANCE, PlanarChain, as_number
 from .closed_form import (
@@ -140,13 +140,13 @@ class PlanarArm(PlanarChain):
         # 1. INVALID_INPUT.
         x, y = as_number(x), as_number(y)
         if x is None or y is None:
-            return _invalid("target x and y must be numbers (m)")
+            return invalid_input("target x and y must be numbers (m)")
         if not (math.isfinite(x) and math.isfinite(y)):
-            return _invalid(f"target ({x}, {y}) must be finite (m)")
+            return invalid_input(f"target ({x}, {y}) must be finite (m)")
         if not isinstance(branch, Branch):
             checked_branch = branch_of(branch)
             if checked_branch is None:
-                return _invalid(
+                return invalid_input(
                     f"unknown branch {branch!r}: expected "
                     + ", ".join(f"{b.value} ({b.name})" for b in Branch)
                 )
@@ -154,10 +154,10 @@ class PlanarArm(PlanarChain):
         if heading is not None:
             heading = as_number(heading)
             if heading is None or not math.isfinite(heading):
-                return _invalid("heading must be a finite number (rad)")
+                return invalid_input("heading must be a finite number (rad)")
         n = self.n_joints
         if n > 3:
-            return _invalid(f"closed-form IK covers 2 and 3 joints; this arm has {n}")
+            return invalid_input(f"closed-form IK covers 2 and 3 joints; this arm has {n}")
         if n == 3 and heading is None:
             return self._solve_free_heading(x, y, branch, current)
 
@@ -292,18 +292,18 @@ class PlanarArm(PlanarChain):
     def _checked_current(self, current: Any) -> Joints | IkResult:
         """`current` as n finite floats (rad), or its INVALID_INPUT."""
         if isinstance(current, (str, bytes)):
-            return _invalid(f"current {current!r} must be {self.n_joints} joint angles (rad)")
+            return invalid_input(f"current {current!r} must be {self.n_joints} joint angles (rad)")
         try:
             values = tuple(map(float, current))
         except (TypeError, ValueError, OverflowError):
-            return _invalid(f"current {current!r} must be {self.n_joints} joint angles (rad)")
+            return invalid_input(f"current {current!r} must be {self.n_joints} joint angles (rad)")
         if len(values) != self.n_joints:
-            return _invalid(
+            return invalid_input(
                 f"current has {len(values)} values but the arm has {self.n_joints} joints "
                 f"({', '.join(self.joint_names)})"
             )
         if not all(map(math.isfinite, values)):
-            return _invalid(f"current {values!r} holds a NaN or infinite value")
+            return invalid_input(f"current {values!r} holds a NaN or infinite value")
         return values
 
     def _wrist_failure(self, x: float, y: float, heading: float) -> IkResult:
@@ -455,11 +455,11 @@ class PlanarArm(PlanarChain):
             xs_list, ys_list = list(xs), list(ys)
             heading_list = [None] * len(xs_list) if headings is None else list(headings)
         except TypeError:
-            return [_invalid("xs, ys and headings must be sequences")]
+            return [invalid_input("xs, ys and headings must be sequences")]
         count = len(xs_list)
         if len(ys_list) != count or len(heading_list) != count:
             longest = max(count, len(ys_list), len(heading_list))
-            failure = _invalid(
+            failure = invalid_input(
                 f"{count} xs, {len(ys_list)} ys and {len(heading_list)} headings "
                 "must have the same length"
             )
@@ -478,10 +478,6 @@ class PlanarArm(PlanarChain):
             elif stop_on_failure:
                 break
         return results
-
-
-def _invalid(reason: str) -> IkResult:
-    return IkResult(IkStatus.INVALID_INPUT, None, "INVALID_INPUT: " + reason)
 
 
 def _ring_failure(x: float, y: float, r: float, ring: tuple[float, float]) -> IkResult:

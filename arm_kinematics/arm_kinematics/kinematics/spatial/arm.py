@@ -40,7 +40,7 @@ import numpy as np
 from ..angles import wrap_angle
 from ..planar.branches import joint_distance
 from ..planar.chain import as_number, shift_range
-from ..types import Branch, IkResult, IkStatus, branch_of
+from ..types import Branch, IkResult, IkStatus, branch_of, invalid_input
 from . import explain
 from .model import SpatialChain, outward_angles
 from .sides import Attempt, Side
@@ -131,7 +131,7 @@ class SpatialArm(SpatialChain):
         """
         matrix = _checked_rotation(rotation)
         if matrix is None:
-            return _invalid("rotation must be a 3x3 rotation matrix of finite numbers")
+            return invalid_input("rotation must be a 3x3 rotation matrix of finite numbers")
         checked = self._checked_request(x, y, z, 0.0, 0.0, branch, current)
         if isinstance(checked, IkResult):
             return checked
@@ -156,24 +156,26 @@ class SpatialArm(SpatialChain):
         """The request as floats, a Branch and a checked `current`, or its INVALID_INPUT."""
         values = [as_number(v) for v in (x, y, z)]
         if any(v is None or not math.isfinite(v) for v in values):
-            return _invalid(f"target ({x}, {y}, {z}) must be three finite numbers (m)")
+            return invalid_input(f"target ({x}, {y}, {z}) must be three finite numbers (m)")
         angles = []
         for name, value in (("pitch", pitch), ("roll", roll)):
             number = None if value is None else as_number(value)
             if value is not None and (number is None or not math.isfinite(number)):
-                return _invalid(f"{name} {value!r} must be a finite number (rad)")
+                return invalid_input(f"{name} {value!r} must be a finite number (rad)")
             angles.append(number)
         if angles[1] is not None and angles[0] is None:
-            return _invalid("a roll needs a pitch (the roll turns about the tool's pitched axis)")
+            return invalid_input(
+                "a roll needs a pitch (the roll turns about the tool's pitched axis)"
+            )
         checked_branch = branch if isinstance(branch, Branch) else branch_of(branch)
         if checked_branch is None:
-            return _invalid(f"unknown branch {branch!r}")
+            return invalid_input(f"unknown branch {branch!r}")
         seed = None
         if current is not None:
             try:
                 seed = self.checked_joints(current)
             except ValueError as error:
-                return _invalid(str(error))
+                return invalid_input(str(error))
         return (*values, *angles, checked_branch, seed)
 
     # --- the solve --------------------------------------------------------------------------
@@ -384,12 +386,12 @@ class SpatialArm(SpatialChain):
         try:
             rows = [tuple(row) for row in targets]
         except TypeError:
-            return [_invalid("targets must be rows of (x, y, z[, pitch[, roll]])")]
+            return [invalid_input("targets must be rows of (x, y, z[, pitch[, roll]])")]
         seed = current
         results = []
         for row in rows:
             if not 3 <= len(row) <= 5:
-                result = _invalid(f"target {row!r} must be (x, y, z[, pitch[, roll]])")
+                result = invalid_input(f"target {row!r} must be (x, y, z[, pitch[, roll]])")
             else:
                 pitch = row[3] if len(row) > 3 else None
                 roll = row[4] if len(row) > 4 else None
@@ -400,10 +402,6 @@ class SpatialArm(SpatialChain):
             elif stop_on_failure:
                 break
         return results
-
-
-def _invalid(reason: str) -> IkResult:
-    return IkResult(IkStatus.INVALID_INPUT, None, "INVALID_INPUT: " + reason)
 
 
 def _same_angle(a: float, b: float) -> bool:
