@@ -240,11 +240,11 @@ class TargetCheck:
             return PlanarTarget(x, y, target.tool_angle, target.given_in)
         return PlanarTarget(x, y, self._heading(target, what), target.given_in)
 
-    def planar_pose(
-        self, frame_id: str, pose: Pose, mode: int, tool_angle: float = 0.0, what: str = "target"
-    ) -> PlanarTarget:
-        """`stamped`, then `planar`, of a geometry_msgs/Pose stamped in `frame_id`."""
-        stamped = self.stamped(
+    def stamped_pose(
+        self, frame_id: str, pose: Pose, mode: int, tool_angle: float, what: str
+    ) -> StampedTarget:
+        """`stamped` of a geometry_msgs/Pose stamped in `frame_id`."""
+        return self.stamped(
             frame_id,
             position_values(pose),
             mode,
@@ -252,7 +252,12 @@ class TargetCheck:
             quaternion_values(pose.orientation),
             what,
         )
-        return self.planar(stamped, what)
+
+    def planar_pose(
+        self, frame_id: str, pose: Pose, mode: int, tool_angle: float = 0.0, what: str = "target"
+    ) -> PlanarTarget:
+        """`stamped`, then `planar`, of a geometry_msgs/Pose stamped in `frame_id`."""
+        return self.planar(self.stamped_pose(frame_id, pose, mode, tool_angle, what), what)
 
     def spatial(self, target: StampedTarget, what: str = "target") -> SpatialTarget:
         """A spatial arm's target (no plane: it reaches up and down): the pitch with
@@ -277,15 +282,7 @@ class TargetCheck:
         self, frame_id: str, pose: Pose, mode: int, tool_angle: float = 0.0, what: str = "target"
     ) -> SpatialTarget:
         """`stamped`, then `spatial`, of a geometry_msgs/Pose stamped in `frame_id`."""
-        stamped = self.stamped(
-            frame_id,
-            position_values(pose),
-            mode,
-            tool_angle,
-            quaternion_values(pose.orientation),
-            what,
-        )
-        return self.spatial(stamped, what)
+        return self.spatial(self.stamped_pose(frame_id, pose, mode, tool_angle, what), what)
 
     def spatial_points(
         self,
