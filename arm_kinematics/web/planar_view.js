@@ -29,28 +29,13 @@ export class PlanarView extends ArmView {
     this.layers = Object.fromEntries(
       ["region", "ring", "grid", "plan", "alt", "ghost", "live", "target"].map((name) => [name, layer(`layer-${name}`)]),
     );
-    const pointerTarget = (event) => {
-      const rect = this.svg.getBoundingClientRect();
-      onTarget(...this.toWorld(event.clientX - rect.left, event.clientY - rect.top));
-    };
-    armSvg.addEventListener("pointerdown", (event) => {
-      if (!this.chain) return;
-      armSvg.setPointerCapture(event.pointerId);
-      pointerTarget(event);
-    });
-    armSvg.addEventListener("pointermove", (event) => {
-      if (this.chain && event.buttons & 1) pointerTarget(event);
-    });
+    const setTarget = ([x, y]) => onTarget(x, y);
+    this.listenToPointer(setTarget, setTarget);
   }
 
+  // The base frame's x-y plane is the view's plane.
   toScreen(x, y) {
-    const { cx, cy, k } = this.transform;
-    return [cx + x * k, cy - y * k];
-  }
-
-  toWorld(px, py) {
-    const { cx, cy, k } = this.transform;
-    return [(px - cx) / k, (cy - py) / k];
+    return this.planeToScreen(x, y);
   }
 
   setChain(chain) {
@@ -70,8 +55,8 @@ export class PlanarView extends ArmView {
     const layer = this.layers.grid;
     layer.replaceChildren();
     const rect = this.svg.getBoundingClientRect();
-    const [xMin, yMax] = this.toWorld(0, 0);
-    const [xMax, yMin] = this.toWorld(rect.width, rect.height);
+    const [xMin, yMax] = this.toPlane(0, 0);
+    const [xMax, yMin] = this.toPlane(rect.width, rect.height);
     for (let x = Math.ceil(xMin / GRID_STEP_M) * GRID_STEP_M; x <= xMax; x += GRID_STEP_M) {
       const [px] = this.toScreen(x, 0);
       element("line", { class: "grid-line", x1: px, y1: 0, x2: px, y2: rect.height }, layer);

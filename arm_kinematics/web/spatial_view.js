@@ -55,42 +55,27 @@ export class SpatialView extends ArmView {
     this.layers.alt.setAttribute("class", "ghost ghost-alt");
     this.layers.ghost.setAttribute("class", "ghost");
     this.layers.live.setAttribute("class", "live");
-    const planeOf = (event) => {
-      const rect = this.svg.getBoundingClientRect();
-      return this.toPlane(event.clientX - rect.left, event.clientY - rect.top);
-    };
     let last = null; // the orbit drag's previous pointer position
-    this.svg.addEventListener("pointerdown", (event) => {
-      if (!this.chain) return;
-      this.svg.setPointerCapture(event.pointerId);
-      last = [event.clientX, event.clientY];
-      if (onPointer) onPointer(...planeOf(event));
-    });
-    this.svg.addEventListener("pointermove", (event) => {
-      if (!this.chain || !(event.buttons & 1)) return;
-      if (onPointer) onPointer(...planeOf(event));
-      else if (onTurn && last) {
-        this.projection.turn(-(event.clientX - last[0]) * ORBIT_RAD_PER_PX, (event.clientY - last[1]) * ORBIT_RAD_PER_PX);
+    this.listenToPointer(
+      (point, event) => {
         last = [event.clientX, event.clientY];
-        this.fit();
-        onTurn();
-      }
-    });
+        if (onPointer) onPointer(...point);
+      },
+      (point, event) => {
+        if (onPointer) onPointer(...point);
+        else if (onTurn && last) {
+          this.projection.turn(-(event.clientX - last[0]) * ORBIT_RAD_PER_PX, (event.clientY - last[1]) * ORBIT_RAD_PER_PX);
+          last = [event.clientX, event.clientY];
+          this.fit();
+          onTurn();
+        }
+      },
+    );
   }
 
   toScreen(p) {
     const [u, v] = this.projection.project(p);
     return this.planeToScreen(u, v);
-  }
-
-  planeToScreen(u, v) {
-    const { cx, cy, k } = this.transform;
-    return [cx + u * k, cy - v * k];
-  }
-
-  toPlane(px, py) {
-    const { cx, cy, k } = this.transform;
-    return [(px - cx) / k, (cy - py) / k];
   }
 
   describe() {

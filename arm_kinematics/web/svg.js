@@ -127,8 +127,37 @@ export function failedStep(layer, id, [px, py], failed, width, label = true) {
 export class ArmView {
   constructor() {
     this.chain = null;
-    this.transform = { cx: 0, cy: 0, k: 1 }; // x_px = cx + k u, y_px = cy - k v
+    this.transform = { cx: 0, cy: 0, k: 1 }; // see planeToScreen
     this.last = { region: [], plan: [], failed: null, target: null, solution: null, live: null };
+  }
+
+  // The view's pixels: x_px = cx + k u, y_px = cy - k v of (u, v) metres on its plane.
+  planeToScreen(u, v) {
+    const { cx, cy, k } = this.transform;
+    return [cx + u * k, cy - v * k];
+  }
+
+  toPlane(px, py) {
+    const { cx, cy, k } = this.transform;
+    return [(px - cx) / k, (cy - py) / k];
+  }
+
+  // Pointer events on this.svg as [u, v] metres of the plane (and the event): onPress when
+  // pressed (the pointer captured), onDrag while it moves with the button held; none before
+  // there is a chain to draw.
+  listenToPointer(onPress, onDrag) {
+    const planeOf = (event) => {
+      const rect = this.svg.getBoundingClientRect();
+      return this.toPlane(event.clientX - rect.left, event.clientY - rect.top);
+    };
+    this.svg.addEventListener("pointerdown", (event) => {
+      if (!this.chain) return;
+      this.svg.setPointerCapture(event.pointerId);
+      onPress(planeOf(event), event);
+    });
+    this.svg.addEventListener("pointermove", (event) => {
+      if (this.chain && event.buttons & 1) onDrag(planeOf(event), event);
+    });
   }
 
   redraw() {
