@@ -166,4 +166,38 @@ def stop_process(proc: subprocess.Popen, timeout: float = DEFAULT_TIMEOUT_S) -> 
     return proc.returncode, out
 
 
+def interrupt_after(executable: str, *args: str, prefix: str, count: int) -> tuple[int, str]:
+    """Run an installed console script, press Ctrl-C (SIGINT to its process group, as a
+    terminal does) once it has printed `count` lines starting with `prefix`, and return its
+    exit code and everything it printed."""
+    proc = start_node_process(executable, *args)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    reader.start()
+    try:
+        wait_for(
+            lambda: sum(line.startswith(prefix) for line in list(lines)) >= count,
+            what=f"{count} lines {prefix!r}... from {Path(executable).name}",
+        )
+        os.killpg(proc.pid, signal.SIGINT)
+        code = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            stop_process(proc)
+    reader.join(timeout=10)
+    return code, "".join(lines)
+
+
+def file_parameters(path, **overrides: Any) -> list:
+    """A node's parameter overrides: the arm's parameters file at `path` (an ROS 2 params
+    file, as `--params-file` gives it), then `overrides` (name=value, dotted names through
+    `**{...}`) on top."""
+    from rclpy.parameter import Parameter
+
+    from arm_kinematics.config import load_parameters_file
+
+    values = {**load_parameters_file(path), **overrides}
+    return [Parameter(name, value=value) for name, value in values.items()]
+
+
 PYTHON = sys.executable

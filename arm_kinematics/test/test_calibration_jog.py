@@ -16,10 +16,9 @@ import pytest
 from calibration_helpers import CalibrationClient, write_planar_gripper
 from fake_i2c import FakeI2C
 from pip_only import require_servo_libraries
-from rclpy.parameter import Parameter
-from ros_helpers import RosGraph, ros_graph, wait_for
+from ros_helpers import RosGraph, file_parameters, ros_graph, wait_for
 
-from arm_kinematics.config import ArmConfig, load_parameters_file
+from arm_kinematics.config import ArmConfig
 from arm_kinematics.hardware import ServoKitBackend
 from arm_kinematics.nodes.hardware_node import HardwareNode
 
@@ -37,17 +36,15 @@ def rig(tmp_path) -> Iterator[tuple[RosGraph, HardwareNode, FakeI2C, Calibration
     config = ArmConfig.from_file(path)
     bus = FakeI2C()
     backend = ServoKitBackend([j.servo for j in config.driven_joints], config.hardware, bus)
-    values = {
-        **load_parameters_file(path),
-        "config_file": str(path),
-        "calibration.jog_speed_deg_s": JOG_SPEED,
-    }
+    parameters = file_parameters(
+        path, **{"config_file": str(path), "calibration.jog_speed_deg_s": JOG_SPEED}
+    )
     with ros_graph() as graph:
         node = graph.add(
             HardwareNode(
                 backend,
                 context=graph.context,
-                parameter_overrides=[Parameter(k, value=v) for k, v in values.items()],
+                parameter_overrides=parameters,
             )
         )
         client = CalibrationClient(graph)

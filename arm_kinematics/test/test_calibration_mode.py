@@ -28,14 +28,13 @@ from action_msgs.msg import GoalStatus
 from calibration_helpers import CalibrationClient, write_planar_gripper
 from control_msgs.action import FollowJointTrajectory, GripperCommand
 from geometry_msgs.msg import PointStamped, Pose
-from rclpy.parameter import Parameter
-from ros_helpers import RosGraph, ros_graph, wait_for
+from ros_helpers import RosGraph, file_parameters, ros_graph, wait_for
 from sensor_msgs.msg import JointState
 from test_trajectory_inputs import message as trajectory
 from test_trajectory_node import Harness, goal
 from trajectory_msgs.msg import JointTrajectory
 
-from arm_kinematics.config import ArmConfig, load_parameters_file
+from arm_kinematics.config import ArmConfig
 from arm_kinematics.nodes.hardware_node import HardwareNode
 from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics.nodes.trajectory_node import TrajectoryNode
@@ -67,15 +66,14 @@ class Arm:
     """The nodes, a MoveArm harness, the calibration client and the arm's other inputs."""
 
     def __init__(self, graph: RosGraph, path: Path) -> None:
-        values = {
-            **load_parameters_file(path),
+        overrides = {
             "hardware.publish_rate_hz": 25.0,
             "config_file": str(path),
             "calibration.heartbeat_timeout_s": HEARTBEAT_TIMEOUT_S,
             "calibration.jog_speed_deg_s": JOG_SPEED,
             "port": 0,
         }
-        params = [Parameter(k, value=v) for k, v in values.items()]
+        params = file_parameters(path, **overrides)
         common = {"context": graph.context, "parameter_overrides": params}
         self.config = ArmConfig.from_file(path)
         self.graph = graph

@@ -16,12 +16,11 @@ import shlex
 from collections.abc import Iterator
 
 import pytest
-from rclpy.parameter import Parameter
-from ros_helpers import PACKAGE_DIR, ros_graph, wait_for
+from ros_helpers import PACKAGE_DIR, file_parameters, ros_graph, wait_for
 from test_trajectory_node import Harness
 
 from arm_kinematics.cli.move_arm import run
-from arm_kinematics.config import ArmConfig, load_parameters_file
+from arm_kinematics.config import ArmConfig
 from arm_kinematics.nodes.hardware_node import HardwareNode
 from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics.nodes.trajectory_node import TrajectoryNode
@@ -44,8 +43,7 @@ def guide_heading_example() -> list[str]:
 
 @pytest.fixture(scope="module")
 def arm_3r() -> Iterator[Harness]:
-    file_params = load_parameters_file(CONFIG_3R)
-    params = [Parameter(name, value=value) for name, value in file_params.items()]
+    params = file_parameters(CONFIG_3R)
     with ros_graph() as graph:
         graph.add(IkNode(context=graph.context, parameter_overrides=params))
         hardware = graph.add(HardwareNode(context=graph.context, parameter_overrides=params))

@@ -21,11 +21,11 @@ from action_msgs.msg import GoalStatus
 from control_msgs.action import FollowJointTrajectory
 from control_msgs.msg import JointComponentTolerance, JointTolerance
 from rclpy.parameter import Parameter
-from ros_helpers import RosGraph, ros_graph, wait_for
+from ros_helpers import RosGraph, file_parameters, ros_graph, wait_for
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from arm_kinematics.config import ArmConfig, default_config_path, load_parameters_file
+from arm_kinematics.config import ArmConfig, default_config_path
 from arm_kinematics.nodes.hardware_node import HardwareNode
 from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics.nodes.params import ParameterStartupError
@@ -51,9 +51,8 @@ TEST_OVERRIDES = {"hardware.publish_rate_hz": 25.0}
 
 
 def nodes_of(graph: RosGraph, path, namespace: str = "", ik: bool = False, **overrides: Any):
-    values = {**load_parameters_file(path), **TEST_OVERRIDES}
     common = {"context": graph.context, "namespace": namespace}
-    arm = [Parameter(name, value=value) for name, value in values.items()]
+    arm = file_parameters(path, **TEST_OVERRIDES)
     hardware = graph.add(HardwareNode(parameter_overrides=arm, **common))
     if ik:
         graph.add(IkNode(parameter_overrides=arm, **common))
@@ -602,7 +601,7 @@ def test_the_action_parameters_are_read_only_described_and_validated(kit: Probe,
         ("allow_partial_joints_goal", "yes", "allow_partial_joints_goal"),
     ]
     with ros_graph() as graph:
-        arm = [Parameter(n, value=v) for n, v in load_parameters_file(KIT_PATH).items()]
+        arm = file_parameters(KIT_PATH)
         for name, value, words in bad:
             with pytest.raises(ParameterStartupError):
                 TrajectoryNode(

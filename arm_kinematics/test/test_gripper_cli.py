@@ -9,24 +9,20 @@ from __future__ import annotations
 import contextlib
 import io
 import math
-import os
-import signal
-import threading
 from collections.abc import Iterator
 
 import pytest
-from rclpy.parameter import Parameter
 from ros_helpers import (
     RosGraph,
+    file_parameters,
     installed_executable,
+    interrupt_after,
     ros_graph,
-    start_node_process,
-    stop_process,
     wait_for,
 )
 
 from arm_kinematics.cli.gripper import build_parser, run
-from arm_kinematics.config import default_config_path, load_parameters_file
+from arm_kinematics.config import default_config_path
 from arm_kinematics.nodes.hardware_node import HardwareNode
 
 pytestmark = pytest.mark.ros
@@ -34,8 +30,7 @@ D = math.radians
 
 
 def hardware(graph: RosGraph, config: str, namespace: str, **overrides) -> HardwareNode:
-    values = {**load_parameters_file(default_config_path(config)), **overrides}
-    parameters = [Parameter(name, value=value) for name, value in values.items()]
+    parameters = file_parameters(default_config_path(config), **overrides)
     node = HardwareNode(context=graph.context, namespace=namespace, parameter_overrides=parameters)
     return graph.add(node)
 
@@ -136,25 +131,11 @@ def test_help_and_a_bad_command_line() -> None:
 
 def test_ctrl_c_cancels_the_goal_and_the_gripper_stops(arms) -> None:
     node = arms["slow"]
-    proc = start_node_process(
+    code, out = interrupt_after(
         installed_executable("gripper"), "close", "--namespace", "slow", "--feedback-period",
         "0", "--timeout", "30",
+        prefix="at ", count=3,
     )  # fmt: skip
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
-    reader.start()
-    try:
-        wait_for(
-            lambda: sum(line.startswith("at ") for line in list(lines)) >= 3,
-            what="3 feedback lines from gripper",
-        )
-        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal does
-        code = proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            stop_process(proc)
-    reader.join(timeout=10)
-    out = "".join(lines)
     assert code == 130, out
     assert "status: CANCELED" in out
     held = node.positions[-1]

@@ -19,10 +19,10 @@ from control_msgs.action import GripperCommand
 from fake_i2c import FakeI2C
 from pip_only import require_servo_libraries
 from rcl_interfaces.msg import Log
-from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_helpers import (
     RosGraph,
+    file_parameters,
     installed_executable,
     ros_graph,
     start_node_process,
@@ -31,7 +31,7 @@ from ros_helpers import (
 )
 from sensor_msgs.msg import JointState
 
-from arm_kinematics.config import ArmConfig, default_config_path, load_parameters_file
+from arm_kinematics.config import ArmConfig, default_config_path
 from arm_kinematics.hardware import ServoKitBackend
 from arm_kinematics.nodes.hardware_node import HardwareNode
 from arm_kinematics.rclpy_compat.action_client import ActionClient
@@ -55,8 +55,7 @@ def graph() -> Iterator[RosGraph]:
 
 
 def start_node(graph: RosGraph, path, backend: Any = None, **overrides: Any) -> HardwareNode:
-    values = {**load_parameters_file(path), **overrides}
-    parameters = [Parameter(name, value=value) for name, value in values.items()]
+    parameters = file_parameters(path, **overrides)
     return graph.add(HardwareNode(backend, context=graph.context, parameter_overrides=parameters))
 
 

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
-import signal
 import subprocess
-import threading
 from collections.abc import Iterator
 
 import pytest
 from ros_helpers import (
     installed_executable,
+    interrupt_after,
     ros_graph,
     start_node_process,
     stop_process,
@@ -59,25 +57,11 @@ def final_joints(output: str) -> tuple[float, float]:
 
 def test_ctrl_c_cancels_the_goal_and_prints_the_canceled_result(arm):
     arm.move_to(0.16, 0.0)
-    proc = start_node_process(
+    code, out = interrupt_after(
         installed_executable("move_arm"), "0.10", "0.10", "--speed", "0.01",
         "--feedback-period", "0", "--timeout", "30",
+        prefix="step ", count=5,
     )  # fmt: skip
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
-    reader.start()
-    try:
-        wait_for(
-            lambda: sum(line.startswith("step ") for line in list(lines)) >= 5,
-            what="5 feedback lines from move_arm",
-        )
-        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal does
-        code = proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            stop_process(proc)
-    reader.join(timeout=10)
-    out = "".join(lines)
     assert code == 130, out
     assert "status: CANCELED (4)" in out
     assert "canceled by the client" in out

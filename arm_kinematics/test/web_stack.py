@@ -83,13 +83,19 @@ def headless_chromium() -> Iterator[Browser]:
 # --- the page: open it, drag with real pointer events, read what it shows ---------------------
 
 
-def open_page(browser, url: str, width: int = 1200, height: int = 760) -> Page:
+def new_page(browser, url: str, width: int, height: int) -> Page:
+    """A page of `width` x `height` px at `url`, its uncaught errors collected in `page.errors`."""
     page = browser.new_page(viewport={"width": width, "height": height})
     page.set_default_timeout(TIMEOUT_MS)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.errors = errors
     page.goto(url)
+    return page
+
+
+def open_page(browser, url: str, width: int = 1200, height: int = 760) -> Page:
+    page = new_page(browser, url, width, height)
     page.wait_for_selector("#live-tip")  # the URDF and joint_states arrived and were drawn
     page.wait_for_selector("#region-reachable_region", state="attached")
     return page
@@ -189,12 +195,7 @@ def screenshot(page: Page, name: str) -> Path:
 
 def open_spatial_page(browser, url: str, width: int = 1280, height: int = 800) -> Page:
     """The page of a spatial arm, once its views have drawn the live arm."""
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.errors = errors
-    page.goto(url)
+    page = new_page(browser, url, width, height)
     for view in ("top", "side", "orbit"):
         page.wait_for_selector(f"#{view}-live-tip")
     return page
