@@ -76,7 +76,7 @@ def test_limit_tolerance_is_float_noise_only(servo_map: ServoMap) -> None:
 
 
 def test_servo_travel_is_checked_even_inside_joint_limits() -> None:
-    # config.py refuses such a file; the mapping still never sends a servo past its end stop.
+    # config/ refuses such a file; the mapping still never sends a servo past its end stop.
     joint = ArmConfig.from_file().joints[0]
     narrow = JointServo.from_joint(joint)
     narrow = replace(narrow, servo=replace(narrow.servo, min_deg=30.0))

@@ -1,4 +1,4 @@
-"""Declaring, reading and validating the arm's parameters on a node (the ROS side of config.py).
+"""Declaring, reading and validating the arm's parameters on a node (the ROS side of config/).
 
 Every node of the arm declares the same parameters (one file for the whole arm), with the
 package's config/arm.yaml as defaults, so `ros2 run arm_kinematics ik_node` works without a

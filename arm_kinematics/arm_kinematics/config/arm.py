@@ -1,0 +1,136 @@
+"""`ArmConfig`: the whole validated configuration of one arm, and its kinematic model."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arm_kinematics.kinematics import PlanarArm, SpatialArm
+
+from .files import load_parameters_file
+from .model import (
+    DEFAULT_MAX_BATCH_TARGETS,
+    GripperConfig,
+    HardwareConfig,
+    JointConfig,
+    MountConfig,
+    SpatialConfig,
+    TrajectoryConfig,
+)
+from .reader import Reader
+
+
+@dataclass(frozen=True)
+class ArmConfig:
+    """The whole validated configuration of one arm (radians, metres, seconds).
+
+    `joints` are the kinematic joints in `joint_names` order; `driven_joints` adds the
+    gripper's: every servo the hardware node drives and `joint_states` names.
+    """
+
+    base_frame: str
+    tip_frame: str
+    plane_z: float
+    plane_tolerance: float
+    singularity_margin: float
+    edge_tolerance: float
+    default_branch: str
+    link_lengths: tuple[float, ...]
+    joints: tuple[JointConfig, ...]
+    hardware: HardwareConfig
+    trajectory: TrajectoryConfig
+    mount: MountConfig | None = None
+    frame_prefix: str = ""
+    max_batch_targets: int = DEFAULT_MAX_BATCH_TARGETS  # most targets in one solve_ik_batch request
+    layout: str = "planar"  # one of LAYOUTS
+    spatial: SpatialConfig | None = None  # the spatial layout's geometry
+    gripper: GripperConfig | None = None
+    notes: tuple[str, ...] = ()  # start-up notes for the log (parameters given but not used)
+
+    def frame(self, name: str) -> str:
+        """The TF name of one of the arm's own frames (`frame_prefix` + name); e.g. with the
+        prefix "left_arm/", frame("base_link") is "left_arm/base_link". The mount's parent frame
+        is not the arm's own and is never prefixed."""
+        return self.frame_prefix + name
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        return tuple(j.name for j in self.joints)
+
+    @property
+    def joint_limits(self) -> tuple[tuple[float, float], ...]:
+        """(min, max) per joint, radians."""
+        return tuple((j.min_position, j.max_position) for j in self.joints)
+
+    @property
+    def max_velocities(self) -> tuple[float, ...]:
+        """Joint velocity limits, rad/s."""
+        return tuple(j.max_velocity for j in self.joints)
+
+    @property
+    def home(self) -> tuple[float, ...]:
+        return tuple(j.home for j in self.joints)
+
+    @property
+    def driven_joints(self) -> tuple[JointConfig, ...]:
+        """Every joint with a servo: the kinematic joints, then the gripper's (if any)."""
+        return self.joints + (() if self.gripper is None else (self.gripper.joint,))
+
+    @property
+    def plane_joints(self) -> tuple[int, ...]:
+        """Indices (in `joints`) of the joints that turn in the arm's plane: every joint of a
+        planar arm, the pitch joints of a spatial one. A parallelogram servo sets the sum of
+        these up to its own joint."""
+        if self.spatial is None:
+            return tuple(range(len(self.joints)))
+        return tuple(range(1, 1 + len(self.link_lengths)))
+
+    @property
+    def link_angle_limits(self) -> tuple[tuple[float, float] | None, ...]:
+        """Per plane joint: None, or (min, max) of its link's angle in the arm's plane (rad;
+        above the horizontal for a spatial arm) that its parallelogram servo's travel allows."""
+        return tuple(
+            self.joints[i].servo.set_angle_range
+            if self.joints[i].servo.linkage == "parallelogram"
+            else None
+            for i in self.plane_joints
+        )
+
+    def make_arm(self) -> PlanarArm | SpatialArm:
+        """The kinematic model of this arm: a `PlanarArm`, or a `SpatialArm` (layout spatial)."""
+        link_limits = self.link_angle_limits
+        if all(limits is None for limits in link_limits):
+            link_limits = None
+        if self.spatial is None:
+            return PlanarArm(
+                self.link_lengths,
+                joint_limits=self.joint_limits,
+                link_angle_limits=link_limits,
+                singularity_margin=self.singularity_margin,
+                edge_tolerance=self.edge_tolerance,
+                joint_names=self.joint_names,
+            )
+        return SpatialArm(
+            self.link_lengths,
+            self.joint_limits,
+            shoulder_height=self.spatial.shoulder_height,
+            shoulder_forward=self.spatial.shoulder_forward,
+            link_angle_offsets=self.spatial.link_angle_offsets,
+            has_roll=self.spatial.wrist_roll,
+            link_angle_limits=link_limits,
+            singularity_margin=self.singularity_margin,
+            edge_tolerance=self.edge_tolerance,
+            joint_names=self.joint_names,
+        )
+
+    @classmethod
+    def from_parameters(cls, params: Mapping[str, Any]) -> ArmConfig:
+        """Validate a flat mapping of ROS parameter names to values (see `parameter_spec`)."""
+        return cls(**Reader(params).arm_fields())
+
+    @classmethod
+    def from_file(cls, path: str | Path | None = None) -> ArmConfig:
+        """Load and validate a parameters file (the package's config/arm.yaml by default)."""
+        return cls.from_parameters(load_parameters_file(path))
