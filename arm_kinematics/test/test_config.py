@@ -112,3 +112,20 @@ def test_without_a_ros_environment_the_configs_come_from_the_source_tree(monkeyp
     assert path.is_file()
     assert path.parts[-3:] == ("arm_kinematics", "config", "arm_3r.yaml")
     assert ArmConfig.from_file(path).make_arm().n_joints == 3
+
+
+def test_acceleration_limits_are_read_in_radians_and_default_for_older_files(params: dict):
+    config = ArmConfig.from_parameters(params)
+    assert config.max_accelerations == pytest.approx((math.radians(480.0),) * 2)
+    assert config.trajectory.max_tool_acceleration == 0.3
+    assert config.notes == ()
+    older = {k: v for k, v in params.items() if "max_acceleration" not in k}
+    config = ArmConfig.from_parameters(older)
+    # Full speed (120 deg/s) in 0.25 s, and each default said once in the notes.
+    assert config.max_accelerations == pytest.approx((math.radians(480.0),) * 2)
+    assert config.trajectory.max_tool_acceleration == 0.3
+    assert len(config.notes) == 3
+    assert "joints.elbow.max_acceleration_deg_s2 not given: 480 deg/s^2" in config.notes[1]
+    for name in ("joints.elbow.max_acceleration_deg_s2", "trajectory.max_acceleration_m_s2"):
+        with pytest.raises(ConfigError, match=name.replace(".", r"\.") + ".*must be > 0"):
+            ArmConfig.from_parameters({**params, name: 0.0})

@@ -70,6 +70,11 @@ class ArmConfig:
         return tuple(j.max_velocity for j in self.joints)
 
     @property
+    def max_accelerations(self) -> tuple[float, ...]:
+        """Joint acceleration limits, rad/s^2."""
+        return tuple(j.max_acceleration for j in self.joints)
+
+    @property
     def home(self) -> tuple[float, ...]:
         return tuple(j.home for j in self.joints)
 

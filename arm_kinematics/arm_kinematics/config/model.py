@@ -21,6 +21,12 @@ GRIPPER_UNITS = ("opening_m", "angle_rad")
 joint's angle (rad, as in joint_states)."""
 
 
+DEFAULT_ACCELERATION_TIME_S = 0.25
+"""s: without `max_acceleration_deg_s2` a joint reaches its `max_velocity_deg_s` in this time
+(the acceleration is max_velocity / this), and the start-up log says so."""
+DEFAULT_TOOL_ACCELERATION_M_S2 = 0.3
+"""m/s^2: the tool's acceleration limit along a Cartesian path without
+`trajectory.max_acceleration_m_s2` (the start-up log says so)."""
 DEFAULT_MAX_BATCH_TARGETS = 100_000
 """Most targets in one solve_ik_batch request, when `ik.max_batch_targets` is not given."""
 
@@ -92,9 +98,10 @@ class JointConfig:
     name: str
     min_position: float
     max_position: float
-    max_velocity: float
+    max_velocity: float  # rad/s
     home: float
     servo: ServoConfig
+    max_acceleration: float = math.inf  # rad/s^2 (the reader always sets it)
 
 
 @dataclass(frozen=True)
@@ -118,6 +125,7 @@ class TrajectoryConfig:
     joint_state_timeout_s: float
     ik_timeout_s: float
     goal_tolerance: float  # rad: joint_states this close to the last setpoint = goal reached
+    max_tool_acceleration: float = math.inf  # m/s^2 along a Cartesian path (the reader sets it)
 
 
 @dataclass(frozen=True)

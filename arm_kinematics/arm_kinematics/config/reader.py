@@ -11,7 +11,9 @@ from arm_kinematics.kinematics import BRANCH_NAMES
 
 from .model import (
     BACKENDS,
+    DEFAULT_ACCELERATION_TIME_S,
     DEFAULT_MAX_BATCH_TARGETS,
+    DEFAULT_TOOL_ACCELERATION_M_S2,
     GRIPPER_UNITS,
     LAYOUTS,
     LINKAGES,
@@ -35,6 +37,7 @@ class Reader:
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         self.params = params
+        self.notes: list[str] = []  # start-up notes for the log (ArmConfig.notes)
 
     def raw(self, name: str) -> Any:
         if name not in self.params:
@@ -175,13 +178,12 @@ class Reader:
         names = self.joint_names(layout)
         lengths = self.link_lengths(names, layout)
         spatial = self.spatial(names, len(lengths)) if layout == "spatial" else None
-        notes = []
         if spatial is None:
             plane_z = self.number("plane_z_m")
             plane_tolerance = self.number("plane_tolerance_m", non_negative=True)
             unused = sorted(n for n in self.params if n.startswith("spatial."))
             if unused:
-                notes.append(f"layout planar: {', '.join(unused)} not used")
+                self.notes.append(f"layout planar: {', '.join(unused)} not used")
         else:
             given = [n for n in UNUSED_BY_SPATIAL if self.params.get(n) is not None]
             plane_z = self.number("plane_z_m") if "plane_z_m" in given else 0.0
@@ -191,7 +193,7 @@ class Reader:
                 else 0.001
             )
             if given:
-                notes.append(
+                self.notes.append(
                     f"layout spatial: {' and '.join(given)} not used (a spatial arm has no plane)"
                 )
         hardware = self.hardware()
@@ -230,7 +232,7 @@ class Reader:
             layout=layout,
             spatial=spatial,
             gripper=gripper,
-            notes=tuple(notes),
+            notes=tuple(self.notes),
         )
 
     def linkages(self, joints: tuple[JointConfig, ...], plane: range, spatial: bool) -> None:
@@ -398,14 +400,29 @@ class Reader:
                     f"maps to servo angle {servo_deg:g} deg, outside the servo's travel "
                     f"[{servo.min_deg:g}, {servo.max_deg:g}]",
                 )
+        max_velocity = math.radians(self.number(p + "max_velocity_deg_s", positive=True))
         return JointConfig(
             name=name,
             min_position=math.radians(lower),
             max_position=math.radians(upper),
-            max_velocity=math.radians(self.number(p + "max_velocity_deg_s", positive=True)),
+            max_velocity=max_velocity,
             home=math.radians(home),
             servo=servo,
+            max_acceleration=self.acceleration(p, max_velocity),
         )
+
+    def acceleration(self, p: str, max_velocity: float) -> float:
+        """A joint's `max_acceleration_deg_s2` (rad/s^2); a file written before it existed
+        gets max_velocity / DEFAULT_ACCELERATION_TIME_S, said in the notes."""
+        name = p + "max_acceleration_deg_s2"
+        if self.params.get(name) is None:
+            value = max_velocity / DEFAULT_ACCELERATION_TIME_S
+            self.notes.append(
+                f"{name} not given: {math.degrees(value):g} deg/s^2 (max_velocity_deg_s "
+                f"reached in {DEFAULT_ACCELERATION_TIME_S:g} s)"
+            )
+            return value
+        return math.radians(self.number(name, positive=True))
 
     def servo(self, p: str, board_channels: int) -> ServoConfig:
         channel = self.number(p + "channel", integer=True)
@@ -483,4 +500,14 @@ class Reader:
             joint_state_timeout_s=self.number(p + "joint_state_timeout_s", positive=True),
             ik_timeout_s=self.number(p + "ik_timeout_s", positive=True),
             goal_tolerance=math.radians(self.number(p + "goal_tolerance_deg", positive=True)),
+            max_tool_acceleration=self.tool_acceleration(),
         )
+
+    def tool_acceleration(self) -> float:
+        """`trajectory.max_acceleration_m_s2` (m/s^2); a file written before it existed gets
+        DEFAULT_TOOL_ACCELERATION_M_S2, said in the notes."""
+        name = "trajectory.max_acceleration_m_s2"
+        if self.params.get(name) is None:
+            self.notes.append(f"{name} not given: {DEFAULT_TOOL_ACCELERATION_M_S2:g} m/s^2")
+            return DEFAULT_TOOL_ACCELERATION_M_S2
+        return self.number(name, positive=True)

@@ -60,6 +60,9 @@ _GLOBAL_SPECS = (
         "ik.max_batch_targets", int, "most targets in one solve_ik_batch request (larger: refused)"
     ),
     ParameterSpec("trajectory.command_rate_hz", float, "joint_commands setpoint rate, Hz"),
+    ParameterSpec(
+        "trajectory.max_acceleration_m_s2", float, "tool acceleration limit on a Cartesian path"
+    ),
     ParameterSpec("trajectory.default_speed_m_s", float, "LINEAR tool speed when a goal says 0"),
     ParameterSpec(
         "trajectory.default_joint_speed_fraction", float, "JOINT speed fraction when a goal says 0"
@@ -77,6 +80,7 @@ _JOINT_SPECS = (
     ("min_deg", float, "lower joint limit, degrees"),
     ("max_deg", float, "upper joint limit, degrees"),
     ("max_velocity_deg_s", float, "joint speed limit (planner and servo slew), degrees/s"),
+    ("max_acceleration_deg_s2", float, "joint acceleration limit (every motion), degrees/s^2"),
     ("home_deg", float, "start-up pose, degrees"),
     ("servo.channel", int, "PCA9685 channel"),
     ("servo.offset_deg", float, "servo angle at joint 0, servo degrees"),

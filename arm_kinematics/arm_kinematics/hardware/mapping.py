@@ -8,7 +8,7 @@ put a parallelogram elbow servo of offset 90 and sign +1 at 90 + (30 - 50) = 70 
 servo angle depends on the whole joint vector (`ServoMap.servo_angles`), and back
 (`ServoMap.joint_positions`).
 
-The file's validation (config/reader.py) already guarantees that each direct joint's limits map inside
+The file's validation (config/) already guarantees that each direct joint's limits map inside
 its servo's travel and that home maps inside every travel; a command is still checked against
 the joint limits and every servo's travel, so nothing outside either can ever reach a servo.
 """
