@@ -431,3 +431,41 @@ def test_a_node_given_a_joint_section_the_arm_lacks_names_its_joints() -> None:
         "unknown parameter 'joints.wrist.min_deg' (wrist is not one of this arm's joints: "
         "joint_names shoulder, elbow" in output
     )
+
+
+# --- a node that dies at launch ------------------------------------------------------------------
+
+
+def test_the_launch_file_ends_the_launch_when_an_arm_node_ends() -> None:
+    """launch_ros is not installable here: the launch file is read as its AST (test_launch.py)
+    and the handler's logic checked there; docs/launch_and_bringup.md says what follows."""
+    import ast
+
+    from test_launch import LAUNCH_FILE, LaunchSource
+
+    source = LaunchSource(LAUNCH_FILE)
+    required = {}
+    for node in source.nodes():
+        on_exit = node.get("on_exit")
+        required[node["executable"]] = isinstance(on_exit, ast.Name) and on_exit.id
+    assert required == {
+        "ik_node": "_end_the_launch",
+        "trajectory_node": "_end_the_launch",
+        "hardware_node": "_end_the_launch",
+        "web_bridge": "_end_the_launch",
+        "robot_state_publisher": "_end_the_launch",
+        "rviz2": False,  # closing RViz leaves the arm running
+    }
+    (handler,) = [
+        f
+        for f in ast.walk(source.tree)
+        if isinstance(f, ast.FunctionDef) and f.name == "_end_the_launch"
+    ]
+    # (event, context): nothing once the launch is shutting down (Ctrl-C), else a log line and
+    # launch's Shutdown action.
+    assert [a.arg for a in handler.args.args] == ["event", "context"]
+    first = handler.body[1] if isinstance(handler.body[0], ast.Expr) else handler.body[0]
+    assert ast.unparse(first.test) == "context.is_shutdown"
+    returned = handler.body[-1].value
+    assert [c.func.id for c in returned.elts] == ["LogInfo", "Shutdown"]
+    assert "event.returncode" in ast.unparse(handler)
