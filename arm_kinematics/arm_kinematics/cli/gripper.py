@@ -37,7 +37,7 @@ from arm_kinematics.cli.common import (
     parse_client_args,
 )
 from arm_kinematics.cli.spin import Spinner, client_node
-from arm_kinematics.config import GRIPPER_UNIT_PARAMETERS
+from arm_kinematics.config import GRIPPER_END_PARAMETERS, GRIPPER_KIND_PARAMETERS
 from arm_kinematics.names import absolute_namespace
 
 EXIT_SUCCEEDED = 0
@@ -185,7 +185,10 @@ def run(argv: list[str]) -> int:
 
 
 def _read_gripper(node: Any, spin: Spinner, timeout: float) -> GripperUnit | str | None:
-    """The gripper's unit from the hardware_node's parameters; None when it does not answer."""
+    """The gripper's unit from the hardware_node's parameters; None when it does not answer.
+
+    Two requests (config `GRIPPER_KIND_PARAMETERS`, then the ends of that unit): a request
+    naming a parameter the node has not declared gets no value at all."""
     from rcl_interfaces.srv import GetParameters
     from rclpy.parameter import parameter_value_to_python
 
@@ -198,14 +201,19 @@ def _read_gripper(node: Any, spin: Spinner, timeout: float) -> GripperUnit | str
     def spin_until_done(future: Any, seconds: float) -> bool:
         return spin.until(future.done, seconds)
 
-    request = GetParameters.Request(names=list(GRIPPER_UNIT_PARAMETERS))
-    response = call_idempotent(client, request, timeout, spin_until_done)
-    if response is None:
-        return None
-    values = {
-        name: parameter_value_to_python(value)
-        for name, value in zip(GRIPPER_UNIT_PARAMETERS, response.values, strict=False)
-    }
+    values: dict[str, Any] = {}
+    names: tuple[str, ...] = GRIPPER_KIND_PARAMETERS
+    while names:
+        request = GetParameters.Request(names=list(names))
+        response = call_idempotent(client, request, timeout, spin_until_done)
+        if response is None:
+            return None
+        values.update(
+            (name, parameter_value_to_python(value))
+            for name, value in zip(names, response.values, strict=False)
+        )
+        ends = GRIPPER_END_PARAMETERS.get(values.get("gripper.position_unit"), ())
+        names = () if set(ends) <= values.keys() else ends
     return GripperUnit.from_parameters(values)
 
 

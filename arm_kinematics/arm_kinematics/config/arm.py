@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,7 @@ from arm_kinematics.kinematics import PlanarArm, SpatialArm
 from .files import load_parameters_file
 from .model import (
     DEFAULT_MAX_BATCH_TARGETS,
+    ConfigError,
     GripperConfig,
     HardwareConfig,
     JointConfig,
@@ -20,6 +21,8 @@ from .model import (
     TrajectoryConfig,
 )
 from .reader import Reader
+from .schema import DEFAULT_ROBOT_NAME
+from .unknown import unknown_parameters
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ class ArmConfig:
     spatial: SpatialConfig | None = None  # the spatial layout's geometry
     gripper: GripperConfig | None = None
     notes: tuple[str, ...] = ()  # start-up notes for the log (parameters given but not used)
+    robot_name: str = DEFAULT_ROBOT_NAME  # the URDF's <robot name=...>
 
     def frame(self, name: str) -> str:
         """The TF name of one of the arm's own frames (`frame_prefix` + name); e.g. with the
@@ -137,5 +141,22 @@ class ArmConfig:
 
     @classmethod
     def from_file(cls, path: str | Path | None = None) -> ArmConfig:
-        """Load and validate a parameters file (the package's config/arm.yaml by default)."""
-        return cls.from_parameters(load_parameters_file(path))
+        """Load and validate a parameters file (the package's config/arm.yaml by default).
+
+        A key no node of the stack knows is named as the nodes name it (config/unknown.py): a
+        refused one raises ConfigError, any other is a note.
+        """
+        params = load_parameters_file(path)
+        names = params.get("joint_names")
+        names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+        gripper = params.get("gripper.joint")
+        gripper = gripper if isinstance(gripper, str) else ""
+        notes = []
+        for unknown in unknown_parameters(params, names, gripper):
+            words = unknown.words(names, gripper)
+            if unknown.refused:
+                reason = unknown.reason(names, gripper)
+                raise ConfigError(unknown.name, params[unknown.name], "unknown" + reason)
+            notes.append(words)
+        config = cls.from_parameters(params)
+        return replace(config, notes=(*config.notes, *notes)) if notes else config

@@ -104,7 +104,10 @@ class HardwareNode(Node):
 
     def __init__(self, backend: ServoBackend | None = None, **kwargs: Any) -> None:
         """`backend=None` opens the backend named by `hardware.backend`; kwargs go to Node."""
-        super().__init__("hardware_node", **kwargs)
+        # What it was given is read from rclpy's declaration of it (nodes/params.py).
+        super().__init__(
+            "hardware_node", automatically_declare_parameters_from_overrides=True, **kwargs
+        )
         self.config = declare_arm_parameters(self)
         self.calibration_settings = declare_calibration_parameters(self)
         self.servo_map = ServoMap.from_config(self.config)

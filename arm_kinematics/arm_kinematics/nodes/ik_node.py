@@ -73,7 +73,8 @@ class IkNode(Node):
     """Serves solve_ik, solve_ik_batch and compute_fk for the arm in the node's parameters."""
 
     def __init__(self, **kwargs) -> None:
-        super().__init__("ik_node", **kwargs)
+        # What it was given is read from rclpy's declaration of it (nodes/params.py).
+        super().__init__("ik_node", automatically_declare_parameters_from_overrides=True, **kwargs)
         self.config = declare_arm_parameters(self)
         self.ik = IkSetup.from_config(self.config)
         # Written by the joint_states callback, read by service threads: a tuple swapped in

@@ -132,7 +132,10 @@ class TrajectoryNode(Node):
     """Plans and streams MoveArm goals; see the module docstring."""
 
     def __init__(self, **kwargs) -> None:
-        super().__init__("trajectory_node", **kwargs)
+        # What it was given is read from rclpy's declaration of it (nodes/params.py).
+        super().__init__(
+            "trajectory_node", automatically_declare_parameters_from_overrides=True, **kwargs
+        )
         self.config = declare_arm_parameters(self)
         self.max_waypoints = declare_max_waypoints(self)
         follow_settings = declare_follow_parameters(self, self.config)
