@@ -216,6 +216,7 @@ class ArmCommander:
         if branch not in BRANCH_NAMES:
             raise InvalidArgumentError(f"branch {branch!r} is not one of {', '.join(BRANCH_NAMES)}")
         budget = self._budget(timeout_s)
+        self._wait_service(self._solve_ik, IK_NODE, budget)  # its node, then what it says
         facts = self._arm_facts(IK_NODE, budget)
         fields = pose_fields(facts, x, y, z, heading=heading, pitch=pitch, roll=roll, frame=frame)
         request = fill_target(SolveIK.Request(branch=BRANCH_NAMES.index(branch)), fields, frame)
@@ -228,6 +229,7 @@ class ArmCommander:
     ) -> FkAnswer:
         """Forward kinematics (compute_fk) of joints {name: rad} or rad in the arm's order."""
         budget = self._budget(timeout_s)
+        self._wait_service(self._compute_fk, IK_NODE, budget)
         by_name = isinstance(joints, Mapping)
         names = None if by_name else self._arm_facts(IK_NODE, budget).joint_names
         request = ComputeFK.Request(joints=joint_state(*joint_values(joints, names, "joints")))
@@ -266,6 +268,7 @@ class ArmCommander:
             raise InvalidArgumentError(f"mode {mode!r} is not one of {', '.join(MODES)}")
         self._check_no_task()
         budget = self._budget(timeout_s)
+        self._wait_action(self._move_arm, "move_arm", TRAJECTORY_NODE, budget)
         facts = self._arm_facts(TRAJECTORY_NODE, budget)
         target = pose_fields(facts, x, y, z, heading=heading, pitch=pitch, roll=roll, frame=frame)
         goal = MoveArm.Goal(
@@ -343,13 +346,14 @@ class ArmCommander:
         """Block until the task ends and return its result (the last one's again once it
         has ended; None when no task was started). `timeout_s` None waits however long the
         task takes; otherwise TaskTimeoutError after it, the task still running."""
+        seconds = None if timeout_s is None else number("timeout_s", timeout_s)
         task = self._task
         if task is None:
             return None
-        if not task.wait_done(timeout_s):
+        if not task.wait_done(seconds):
             self._ros.check()
             raise TaskTimeoutError(
-                f"the {task.name} task did not end within {timeout_s:g} s; it is still "
+                f"the {task.name} task did not end within {seconds:g} s; it is still "
                 "running (cancel_task() stops it)"
             )
         return task.result
@@ -400,13 +404,27 @@ class ArmCommander:
         server = self._ros.node.resolve_topic_name(action)  # as rcl_action resolves it
         return f"no {server} action server (is {node} running, {_HINT})"
 
-    def _call(self, client: Any, request: Any, node: str, budget: Budget) -> Any:
-        """An idempotent service's answer within the budget, else ServerUnavailableError."""
-        name = self._service_name(client)
+    def _wait_service(self, client: Any, node: str, budget: Budget) -> None:
+        """Return once the service is on the graph; ServerUnavailableError after the budget."""
         if not self._ros.wait_until(client.service_is_ready, budget):
             raise ServerUnavailableError(
-                f"no {name} service within {budget.seconds:g} s (is {node} running, {_HINT})"
+                f"no {self._service_name(client)} service within {budget.seconds:g} s "
+                f"(is {node} running, {_HINT})"
             )
+
+    def _wait_action(self, client: Any, action: str, node: str, budget: Budget) -> None:
+        """Return once the action server is on the graph; ServerUnavailableError after the
+        budget."""
+        if not self._ros.wait_until(client.server_is_ready, budget):
+            raise ServerUnavailableError(
+                f"no {self._ros.node.resolve_topic_name(action)} action server within "
+                f"{budget.seconds:g} s (is {node} running, {_HINT})"
+            )
+
+    def _call(self, client: Any, request: Any, node: str, budget: Budget) -> Any:
+        """An idempotent service's answer within the budget, else ServerUnavailableError."""
+        self._wait_service(client, node, budget)
+        name = self._service_name(client)
         response = self._ros.call(client, request, budget)
         if response is None:
             raise ServerUnavailableError(f"{name} did not answer within {budget.seconds:g} s")
@@ -416,12 +434,8 @@ class ArmCommander:
         self, task: ActionTask, goal: Any, action: str, node: str, hint: str, budget: Budget
     ) -> None:
         """Send the task's goal once its server is there; return once it is accepted."""
-        server = self._ros.node.resolve_topic_name(action)
-        if not self._ros.wait_until(task.server_is_ready, budget):
-            raise ServerUnavailableError(
-                f"no {server} action server within {budget.seconds:g} s "
-                f"(is {node} running, {_HINT})"
-            )
+        self._wait_action(task.client, action, node, budget)
+        server = self._ros.node.resolve_topic_name(action)  # as rcl_action resolves it
         # The task is this commander's from the moment it is sent: an interrupted wait for
         # the acceptance leaves it here for cancel_task() and close().
         self._task = task

@@ -31,7 +31,7 @@ class ActionTask:
         logger: Any = None,
     ) -> None:
         self.name = name
-        self._client = client
+        self.client = client
         self._run = run
         self._feedback_of = feedback_of
         self._result_of = result_of
@@ -63,10 +63,6 @@ class ActionTask:
         with self._changed:
             return self._changed.wait_for(self._ended, seconds)
 
-    def server_is_ready(self) -> bool:
-        """Whether the action's server is on the ROS graph."""
-        return self._client.server_is_ready()
-
     def cancel(self) -> None:
         """Ask the server to cancel the goal: now if it was accepted, else once it is."""
         self._run(self._cancel)
@@ -93,7 +89,7 @@ class ActionTask:
     # --- the executor thread ----------------------------------------------------------------
 
     def _send(self, goal: Any) -> None:
-        future = self._client.send_goal_async(goal, feedback_callback=self._on_feedback_message)
+        future = self.client.send_goal_async(goal, feedback_callback=self._on_feedback_message)
         future.add_done_callback(self._on_answer)
 
     def _on_answer(self, future: Any) -> None:
