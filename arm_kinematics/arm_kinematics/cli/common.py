@@ -121,6 +121,22 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def client_commander(
+    prog: str, args: argparse.Namespace, argv: Sequence[str], config: Any = None
+) -> Any:
+    """The client's ArmCommander: --namespace, --timeout, the arm of --config (None: the
+    running nodes say), a node named `<prog>_<pid>`, and argv's --ros-args for its context."""
+    from arm_kinematics.commander import ArmCommander
+
+    return ArmCommander(
+        args.namespace,
+        config=config,
+        timeout_s=args.timeout,
+        node_name=f"{prog}_{os.getpid()}",
+        args=argv,
+    )
+
+
 def run_commander(prog: str, work: Callable[[], int]) -> int:
     """`work()`'s exit code; a CommanderError it raises as one line on stderr and exit code
     EXIT_NO_SERVER (no server or answer within the timeout) or EXIT_BAD_COMMAND_LINE (the

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -34,6 +33,7 @@ from arm_kinematics.cli.common import (
     EXIT_BAD_COMMAND_LINE,
     ClientParser,
     cancel_after_interrupt,
+    client_commander,
     client_main,
     parse_client_args,
     run_commander,
@@ -131,15 +131,7 @@ def run(argv: list[str]) -> int:
 
 def _grip(args: argparse.Namespace, argv: list[str]) -> int:
     """Read the gripper's unit, send the goal, print feedback and the result; the exit code."""
-    # ROS imports after parsing so that --help works fast and without a ROS environment.
-    from arm_kinematics.commander import ArmCommander
-
-    with ArmCommander(
-        args.namespace,
-        timeout_s=args.timeout,
-        node_name=f"gripper_{os.getpid()}",
-        args=argv,
-    ) as arm:
+    with client_commander("gripper", args, argv) as arm:
         unit = arm.gripper_unit()
         position = goal_position(unit, args.position)
         if isinstance(position, str):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -26,6 +25,7 @@ from arm_kinematics.cli.common import (
     EXIT_BAD_COMMAND_LINE,
     ClientParser,
     add_target_arguments,
+    client_commander,
     client_main,
     format_joints,
     load_client_config,
@@ -194,16 +194,7 @@ def run(argv: list[str]) -> int:
 
 def _ask(args: argparse.Namespace, argv: list[str], config: Any, joints: Any) -> int:
     """Ask the running ik_node through the commander; print the answer; its exit code."""
-    # ROS imports after parsing so that --help works fast and without a ROS environment.
-    from arm_kinematics.commander import ArmCommander
-
-    with ArmCommander(
-        args.namespace,
-        config=config,
-        timeout_s=args.timeout,
-        node_name=f"ik_client_{os.getpid()}",
-        args=argv,
-    ) as arm:
+    with client_commander("ik_client", args, argv, config) as arm:
         if args.command == "fk":
             answer = arm.fk(joints)
             print_fk_answer(answer)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,6 +29,7 @@ from arm_kinematics.cli.common import (
     ClientParser,
     add_target_arguments,
     cancel_after_interrupt,
+    client_commander,
     client_main,
     format_joints,
     load_client_config,
@@ -144,16 +144,7 @@ def run(argv: list[str]) -> int:
 
 def _move(args: argparse.Namespace, argv: list[str], config: Any) -> int:
     """Send the goal through the commander, print feedback and the result; the exit code."""
-    # ROS imports after parsing so that --help works fast and without a ROS environment.
-    from arm_kinematics.commander import ArmCommander
-
-    with ArmCommander(
-        args.namespace,
-        config=config,
-        timeout_s=args.timeout,
-        node_name=f"move_arm_{os.getpid()}",
-        args=argv,
-    ) as arm:
+    with client_commander("move_arm", args, argv, config) as arm:
         try:
             arm.move_to_pose(
                 **target_arguments(args, config.layout),
