@@ -223,6 +223,7 @@ def test_bad_arguments_are_named_and_nothing_is_sent(arm):
         ),
         (lambda: arm.wait_for_task(timeout_s="soon"), "timeout_s must be a number"),
         (lambda: ArmCommander("left arm"), "invalid namespace 'left arm'"),
+        (lambda: ArmCommander(config="no_such_arm.yaml"), "config: .*no_such_arm.yaml"),
     ]
     for call, words in cases:
         with pytest.raises(InvalidArgumentError, match=words):

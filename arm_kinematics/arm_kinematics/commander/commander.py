@@ -53,7 +53,7 @@ from arm_kinematics.commander.targets import (
     waypoint_fields,
 )
 from arm_kinematics.commander.tasks import ActionTask
-from arm_kinematics.config import GRIPPER_UNIT_PARAMETERS, ArmConfig
+from arm_kinematics.config import GRIPPER_UNIT_PARAMETERS, ArmConfig, ConfigError
 from arm_kinematics.kinematics.types import BRANCH_NAMES
 from arm_kinematics.names import absolute_namespace
 from arm_kinematics.nodes.messages import joint_state
@@ -100,7 +100,10 @@ class ArmCommander:
             raise InvalidArgumentError(str(error)) from None
         self.timeout_s = number("timeout_s", timeout_s)
         if isinstance(config, str | Path):
-            config = ArmConfig.from_file(config)
+            try:
+                config = ArmConfig.from_file(config)
+            except ConfigError as error:
+                raise InvalidArgumentError(f"config: {error}") from None
         self._facts: ArmFacts | None = None if config is None else ArmFacts.from_config(config)
         self._gripper: GripperUnit | None = None
         self._task: ActionTask | None = None
