@@ -28,6 +28,7 @@ from .model import (
     TrajectoryConfig,
 )
 from .schema import UNUSED_BY_SPATIAL
+from .workspace import read_workspace
 
 _FRAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/")
 
@@ -232,6 +233,7 @@ class Reader:
             layout=layout,
             spatial=spatial,
             gripper=gripper,
+            workspace=read_workspace(self),
             notes=tuple(self.notes),
         )
 
