@@ -163,7 +163,8 @@ class ArmConfig:
         name = {Constraint.TABLE: TABLE, Constraint.KEEP_OUT_BOX: BOXES}.get(
             violation.constraint, COLUMN
         )
-        value = {TABLE: self.workspace.table_z, BOXES: self.workspace.keep_out_boxes}.get(
+        flat_boxes = [v for box in self.workspace.keep_out_boxes for v in box]  # as in the file
+        value = {TABLE: self.workspace.table_z, BOXES: flat_boxes}.get(
             name, self.workspace.base_column_radius
         )
         reason = violation.message.removeprefix("OUTSIDE_WORKSPACE: ")

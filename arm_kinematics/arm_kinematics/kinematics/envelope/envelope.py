@@ -217,11 +217,11 @@ class Envelope:
 
     def check(self, joints: Sequence[float]) -> Violation | None:
         """The first constraint one pose (n joints, rad) breaks, or None when inside."""
-        return self.check_many(np.asarray(joints, dtype=float)[None, :]).at(0)
+        return self.check_many([self.parts.chain.checked_joints(joints)]).at(0)
 
     def check_many(self, joints: np.ndarray | Sequence[Sequence[float]]) -> Violations:
         """Every row of `joints` (N, n) rad checked: per row the first constraint broken."""
-        joints = np.asarray(joints, dtype=float).reshape(-1, self.parts.chain.n_joints)
+        joints = self._checked_rows(joints)
         rows = len(joints)
         worst: list[tuple[Constraint, int, _Worst]] = []
         if not self.is_empty:
@@ -266,7 +266,7 @@ class Envelope:
         """
         if not (math.isfinite(resolution) and resolution > 0.0):
             raise ValueError(f"resolution {resolution!r} must be finite and > 0 (m)")
-        path = np.asarray(path, dtype=float).reshape(-1, self.parts.chain.n_joints)
+        path = self._checked_rows(path)
         if self.is_empty or len(path) == 0:
             return None
         poses, index, fraction = path_samples(path, self.parts.motion_radii, resolution)
@@ -280,11 +280,26 @@ class Envelope:
         message = explain.path_text(*place, violation.message)
         return PathViolation(*place, tuple(float(q) for q in poses[row]), violation, message)
 
+    def _checked_rows(self, joints: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
+        """`joints` as a finite (N, n) float array; ValueError naming the shape else."""
+        n = self.parts.chain.n_joints
+        try:
+            rows = np.asarray(joints, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"joints must be rows of {n} numbers (rad)") from None
+        if rows.size == 0:
+            return rows.reshape(0, n)
+        if rows.ndim != 2 or rows.shape[1] != n:
+            raise ValueError(f"joints of shape {rows.shape} must be (N, {n}) (rad)")
+        if not np.isfinite(rows).all():
+            raise ValueError("joints must be finite (rad)")
+        return rows
+
     def _table(self, points: np.ndarray) -> _Worst:
         """The lowest point: a capsule's lowest point is one of its ends, lowered by r."""
         assert self.table_z is not None
         depth = self.table_z - (points[..., 2] - self.link_radius)  # (N, P)
-        deepest = np.argmax(depth, axis=1)
+        deepest = _first_deepest(depth)
         rows = np.arange(len(points))
         return _Worst(depth[rows, deepest], deepest, points[rows, deepest])
 
@@ -315,7 +330,7 @@ class Envelope:
             r, c = rows[start : start + _PAIRS_AT_ONCE], columns[start : start + _PAIRS_AT_ONCE]
             signed, t[r, c] = distance(a[r, c], b[r, c], lo, hi)
             depth[r, c] = reach - signed
-        deepest = np.argmax(depth, axis=1)
+        deepest = _first_deepest(depth)
         row = np.arange(len(points))
         t_best = t[row, deepest]
         first, last = ends[deepest, 0], ends[deepest, 1]
@@ -326,6 +341,14 @@ class Envelope:
         )
         a_best, b_best = a[row, deepest], b[row, deepest]
         return _Worst(depth[row, deepest], part, a_best + t_best[:, None] * (b_best - a_best))
+
+
+def _first_deepest(depth: np.ndarray) -> np.ndarray:
+    """Per row of `depth` (N, parts), the first part (base to tip) within TOUCH_TOLERANCE of
+    the deepest: one point reached through two parts (a link's end, the fingertips' middle)
+    is named by the first, whatever the rounding."""
+    deepest = np.max(depth, axis=1, keepdims=True)
+    return np.argmax(depth >= deepest - TOUCH_TOLERANCE, axis=1)
 
 
 def _finite(value: float, name: str) -> float:

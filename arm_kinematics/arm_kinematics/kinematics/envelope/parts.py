@@ -36,12 +36,12 @@ FINGERS = "the fingers"
 FINGERTIPS = "the fingertips"
 
 
-def _joint_name(index: int, joint_name: str) -> str:
+def _joint_name(index: int, joint_name: str, default: str) -> str:
     """'the elbow (joint3)': the role of the arm's plane's joint `index` (0-based), with the
-    configured name where it says something else."""
+    configured name where it says something else than the role or the model's `default`."""
     role = JOINT_ROLES[index] if index < len(JOINT_ROLES) else f"joint {index + 1}"
     plain = role.removeprefix("the ")
-    return role if joint_name in (plain, f"joint {index + 1}") else f"{role} ({joint_name})"
+    return role if joint_name in (plain, default) else f"{role} ({joint_name})"
 
 
 def _link_name(index: int) -> str:
@@ -86,11 +86,12 @@ class ArmParts:
         self.plane_z: float = float(plane_z)
         self.tool_length: float = float(tool_length)
         self.fingertip_half_width: float = float(fingertip_half_width)
-        plane_names = (
-            chain.joint_names[1 : 1 + chain.n_pitch] if self.spatial else chain.joint_names
-        )
+        first = 1 if self.spatial else 0  # a spatial arm's plane starts after the yaw
         links = len(chain.link_lengths)
-        names = [_joint_name(i, n) for i, n in enumerate(plane_names)] + [TOOL_POINT]
+        names = [
+            _joint_name(i, chain.joint_names[first + i], f"joint {first + i + 1}")
+            for i in range(links)
+        ] + [TOOL_POINT]
         segments = [(i, i + 1) for i in range(links)]
         segment_names = [_link_name(i) for i in range(links)]
         if self.tool_length > 0.0:
