@@ -31,6 +31,24 @@ import numpy as np
 _PAIRS = np.array(list(itertools.combinations(range(6), 2)))  # the 15 pairs of box faces
 
 
+def _with_ends(crossings: np.ndarray) -> np.ndarray:
+    """The segment parameters to try: 0, 1 and the `crossings` (..., k) within [0, 1] (one
+    outside is clipped to its end; one that does not exist, nan or inf, is 0)."""
+    inside = np.where(np.isfinite(crossings), np.clip(crossings, 0.0, 1.0), 0.0)
+    ends = np.zeros((*crossings.shape[:-1], 2))
+    ends[..., 1] = 1.0
+    return np.concatenate((ends, inside), axis=-1)
+
+
+def _pick(values: np.ndarray, t: np.ndarray, best: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`values` and `t` (..., k) at the index `best` (...) of their last axis."""
+    index = best[..., None]
+    return (
+        np.take_along_axis(values, index, axis=-1)[..., 0],
+        np.take_along_axis(t, index, axis=-1)[..., 0],
+    )
+
+
 def point_box_distance(p: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """The distance (m) from points `p` (..., 3) to the box [lo, hi] (0 inside it).
 
@@ -58,10 +76,7 @@ def segment_box_distance(
     d = b - a
     with np.errstate(divide="ignore", invalid="ignore"):
         crossings = np.concatenate(((lo - a) / d, (hi - a) / d), axis=-1)
-    crossings = np.where(np.isfinite(crossings), np.clip(crossings, 0.0, 1.0), 0.0)
-    ends = np.zeros((*crossings.shape[:-1], 2))
-    ends[..., 1] = 1.0
-    knots = np.sort(np.concatenate((ends, crossings), axis=-1), axis=-1)  # (..., 8)
+    knots = np.sort(_with_ends(crossings), axis=-1)  # (..., 8)
     start, stop = knots[..., :-1], knots[..., 1:]  # the 7 pieces
     a7, d7, lo7, hi7 = (v[..., None, :] for v in (a, d, lo, hi))
     middle = (start + stop) / 2
@@ -78,11 +93,7 @@ def segment_box_distance(
     distance = point_box_distance(a7 + t[..., None] * d7, lo7, hi7)
     # A piece inside the box is at distance 0 (its ends may round to just outside a face).
     distance = np.where(np.any(active, axis=-1), distance, 0.0)
-    best = np.argmin(distance, axis=-1)[..., None]
-    return (
-        np.take_along_axis(distance, best, axis=-1)[..., 0],
-        np.take_along_axis(t, best, axis=-1)[..., 0],
-    )
+    return _pick(distance, t, np.argmin(distance, axis=-1))
 
 
 def segment_box_depth(
@@ -107,16 +118,9 @@ def segment_box_depth(
     i, j = _PAIRS[:, 0], _PAIRS[:, 1]
     with np.errstate(divide="ignore", invalid="ignore"):
         crossings = (offset[..., j] - offset[..., i]) / (slope[..., i] - slope[..., j])
-    crossings = np.where(np.isfinite(crossings), np.clip(crossings, 0.0, 1.0), 0.0)
-    ends = np.zeros((*crossings.shape[:-1], 2))
-    ends[..., 1] = 1.0
-    t = np.concatenate((ends, crossings), axis=-1)  # (..., 17)
+    t = _with_ends(crossings)  # (..., 17)
     depth = np.min(offset[..., None, :] + slope[..., None, :] * t[..., None], axis=-1)
-    best = np.argmax(depth, axis=-1)[..., None]
-    return (
-        np.take_along_axis(depth, best, axis=-1)[..., 0],
-        np.take_along_axis(t, best, axis=-1)[..., 0],
-    )
+    return _pick(depth, t, np.argmax(depth, axis=-1))
 
 
 def segment_box_signed_distance(
