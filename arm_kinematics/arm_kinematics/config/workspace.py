@@ -4,7 +4,7 @@ ROS parameters have no null, so "no table" is `workspace.table_z_m` left out of 
 number is always a table; the shipped planar files show the key commented out). "No keep-out
 box" is `workspace.keep_out_boxes_m: []` or the key left out (ROS reads an empty list as not
 set). `workspace.base_column_radius_m: 0` (or left out) is no base column. A file without the
-section constrains nothing, and says so at start-up.
+section constrains nothing, as before the section existed.
 """
 
 from __future__ import annotations
@@ -42,11 +42,6 @@ def read_workspace(reader: Reader) -> EnvelopeConfig:
             None,
             "is missing: the workspace envelope takes the arm's parts as capsules of this "
             "radius about their centre lines (m; about half a link's width)",
-        )
-    if not constrained:
-        reader.notes.append(
-            "workspace: no table, keep-out box or base column (workspace.*): the arm's joint "
-            "limits are its only bounds"
         )
     return EnvelopeConfig(table, boxes, _length(reader, RADIUS), column, tool)
 
