@@ -469,3 +469,23 @@ def test_the_launch_file_ends_the_launch_when_an_arm_node_ends() -> None:
     returned = handler.body[-1].value
     assert [c.func.id for c in returned.elts] == ["LogInfo", "Shutdown"]
     assert "event.returncode" in ast.unparse(handler)
+
+
+def test_an_empty_list_in_the_file_stops_bringup_and_a_node_with_the_advice(tmp_path: Path):
+    # ROS 2 cannot type `[]` (a node built with automatically_declare_parameters_from_overrides
+    # fails inside rclpy): the file check and the node both say what to write instead.
+    path = tmp_path / "empty_boxes.yaml"
+    text = (CONFIG_DIR / "arm.yaml").read_text()
+    path.write_text(text.replace("# keep_out_boxes_m: [0.10", "keep_out_boxes_m: [] # [0.10", 1))
+    assert "keep_out_boxes_m: []" in path.read_text()
+    code, output = Process("bringup", "--config", str(path), "--no-web").exit()
+    assert code == 2, output
+    assert "for no box, leave workspace.keep_out_boxes_m out" in output, output
+    code, output = Process("ik_node", "--ros-args", "--params-file", str(path)).exit()
+    assert code == 2, output
+    assert re.search(
+        r"\[FATAL\] .*a params file gives an empty list \(\[\]\), which ROS 2 cannot type; "
+        r"leave the key out",
+        output,
+    ), output
+    assert "Traceback" not in output, output

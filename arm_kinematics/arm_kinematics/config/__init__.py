@@ -16,8 +16,8 @@ parallelogram (`joints.<name>.servo.linkage`). docs/spatial_arms.md describes th
 The package, one idea a module: `model.py` (the sections as dataclasses, the choices,
 `ConfigError`), `schema.py` (every parameter by ROS name: `ParameterSpec`, `parameter_spec`),
 `files.py` (the package's files, a params file read flat), `reader.py` (validation),
-`unknown.py` (keys no node knows: refused or warned) and `arm.py` (`ArmConfig`). Import
-the names from here.
+`unknown.py` (keys no node knows: refused or warned), `workspace.py` (the `workspace.*`
+section's reading) and `arm.py` (`ArmConfig`). Import the names from here.
 """
 
 from .arm import ArmConfig
@@ -30,6 +30,7 @@ from .model import (
     LINKAGES,
     SHUTDOWN_MODES,
     ConfigError,
+    EnvelopeConfig,
     GripperConfig,
     HardwareConfig,
     JointConfig,
@@ -66,6 +67,7 @@ __all__ = [
     "SHUTDOWN_MODES",
     "ArmConfig",
     "ConfigError",
+    "EnvelopeConfig",
     "GripperConfig",
     "HardwareConfig",
     "JointConfig",

@@ -28,6 +28,7 @@ from .model import (
     TrajectoryConfig,
 )
 from .schema import DEFAULT_ROBOT_NAME, UNUSED_BY_SPATIAL
+from .workspace import read_workspace
 
 _FRAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/")
 _NAME_CHARACTERS = _FRAME_CHARACTERS - {"/"}
@@ -234,6 +235,7 @@ class Reader:
             layout=layout,
             spatial=spatial,
             gripper=gripper,
+            workspace=read_workspace(self),
             notes=tuple(self.notes),
         )
 

@@ -129,6 +129,43 @@ _SPATIAL_SPECS = (
         "spatial.wrist_roll", bool, "the last joint rolls about the tool's own axis", default=False
     ),
 )
+_WORKSPACE_SPECS = tuple(
+    # Each arm's own: never the package's arm.yaml value (a box there is not another arm's).
+    ParameterSpec(name, typ, text, is_array=is_array, packaged_default=False)
+    for name, typ, text, is_array in (
+        (
+            "workspace.table_z_m",
+            float,
+            "the table's height in base_frame, m: no part of the arm below it (left out: none)",
+            False,
+        ),
+        (
+            "workspace.keep_out_boxes_m",
+            float,
+            "boxes no part of the arm enters, 6 numbers each: min x, y, z, max x, y, z, m",
+            True,
+        ),
+        (
+            "workspace.link_radius_m",
+            float,
+            "the arm's parts: capsules of this radius about their centre lines, m",
+            False,
+        ),
+        (
+            "workspace.base_column_radius_m",
+            float,
+            "base column radius about base_frame's z, m: the forearm and tool keep out (0: none)",
+            False,
+        ),
+        (
+            "workspace.tool_length_m",
+            float,
+            "the fingers' reach beyond the tool point along the tool's x axis, m",
+            False,
+        ),
+    )
+)
+
 # A spatial arm has no plane: these are read only to say that they are not used.
 UNUSED_BY_SPATIAL = ("plane_z_m", "plane_tolerance_m")
 
@@ -178,8 +215,8 @@ def parameter_spec(
     joint_names: Sequence[str], layout: str = "planar", gripper_joint: str = ""
 ) -> list[ParameterSpec]:
     """Every parameter of the arm: the global ones, those of the layout (`spatial.*` for a
-    spatial one), the gripper's (when `gripper_joint` is not empty) and the per-joint ones for
-    the given joint names and the gripper's joint."""
+    spatial one), the workspace's, the gripper's (when `gripper_joint` is not empty) and the
+    per-joint ones for the given joint names and the gripper's joint."""
     specs = [_LAYOUT_SPEC, _GRIPPER_JOINT_SPEC]
     for spec in _GLOBAL_SPECS:
         if layout == "spatial" and spec.name in UNUSED_BY_SPATIAL:
@@ -188,6 +225,7 @@ def parameter_spec(
         specs.append(spec)
     if layout == "spatial":
         specs.extend(_SPATIAL_SPECS)
+    specs.extend(_WORKSPACE_SPECS)
     if gripper_joint:
         specs.extend(_GRIPPER_SPECS)
     for joint in (*joint_names, *([gripper_joint] if gripper_joint else [])):

@@ -7,10 +7,12 @@ and result types), `chain` (the arm model: geometry, forward kinematics, Jacobia
 (message texts), `heading_search` (3R without a heading), `arm` (`PlanarArm.solve`: the
 checks in their order of precedence), then for planning `line` (a straight tool path),
 `ik_answers` (how a planner asks for IK), `joint_path` (setpoints, unwrapping, branch flips),
-`planning` (`plan_line`), `polyline` (segments through waypoints) and `joint_plan`.
+`planning` (`plan_line`), `polyline` (segments through waypoints) and `joint_plan`; and
+`envelope/` (the workspace envelope: a table, keep-out boxes, the base column).
 """
 
 from .angles import TAU, wrap_angle
+from .envelope import Envelope, PathViolation, Violation, Violations
 from .planar.arm import HEADING_MATCH_TOLERANCE, PlanarArm
 from .planar.chain import LIMIT_TOLERANCE, PlanarChain
 from .planning.ik_answers import IkAnswers, SolvePoints, chain_solver
@@ -29,11 +31,13 @@ __all__ = [
     "LIMIT_TOLERANCE",
     "TAU",
     "Branch",
+    "Envelope",
     "IkAnswers",
     "IkResult",
     "IkStatus",
     "LinePath",
     "LinePlan",
+    "PathViolation",
     "PlanStatus",
     "PlanarArm",
     "PlanarChain",
@@ -43,6 +47,8 @@ __all__ = [
     "SpatialArm",
     "SpatialChain",
     "ToolPose",
+    "Violation",
+    "Violations",
     "branch_of",
     "chain_solver",
     "first_joint_jump",

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 
 class IkStatus(IntEnum):
-    """Outcome of one IK solve; the values equal the SolveIK.srv status constants (0..6, 10).
+    """Outcome of one IK solve; the values equal the SolveIK.srv status constants (0..6, 10, 11).
 
     >>> IkStatus(2).name, IkStatus.SINGULAR <= IkStatus.SINGULAR < IkStatus.TOO_FAR
     ('TOO_FAR', True)
@@ -23,6 +23,7 @@ class IkStatus(IntEnum):
     INVALID_INPUT = 6  # NaN, infinity, wrong length of `current`, unknown branch, n > 3
     # 7..9 are the IK service's own request checks (WRONG_FRAME, OFF_PLANE, INVALID_ORIENTATION)
     YAW_LIMIT = 10  # spatial arms: the target's direction is outside the yaw joint's range
+    OUTSIDE_WORKSPACE = 11  # a part of the arm would leave the workspace envelope
 
 
 class Branch(IntEnum):
