@@ -89,6 +89,9 @@ class HardwareNode(Node):
     def __init__(self, backend: ServoBackend | None = None, **kwargs: Any) -> None:
         """`backend=None` opens the backend named by `hardware.backend`; kwargs go to Node."""
         super().__init__("hardware_node", **kwargs)
+        # Times of the parts: seconds of the node clock since here (a float of seconds since
+        # 1970 keeps only ~0.2 us; the motions are sampled at the stamps to the nanosecond).
+        self._clock_origin_ns = self.get_clock().now().nanoseconds
         self.config = declare_arm_parameters(self)
         self.settings = declare_hardware_node_parameters(self)
         self.servo_map = ServoMap.from_config(self.config)
@@ -303,7 +306,7 @@ class HardwareNode(Node):
             # Read under the lock, so steps happen in clock order; one reading is both the step
             # time and the stamp, so every joint_states sample lies on the motion exactly.
             stamp = self.get_clock().now()
-            self.calibration_control.tick(stamp.nanoseconds * 1e-9)
+            self.calibration_control.tick(self._seconds(stamp.nanoseconds))
             msg = JointState()
             msg.header.stamp = stamp.to_msg()
             msg.name = self._names
@@ -390,7 +393,11 @@ class HardwareNode(Node):
     # --- diagnostics (called with the lock held) ----------------------------------------------
 
     def _clock_s(self) -> float:
-        return self.get_clock().now().nanoseconds * 1e-9
+        return self._seconds(self.get_clock().now().nanoseconds)
+
+    def _seconds(self, nanoseconds: int) -> float:
+        """Seconds of the node clock since the node began (what the parts count in)."""
+        return (nanoseconds - self._clock_origin_ns) * 1e-9
 
     def _publish_diagnostics_if_changed(self) -> None:
         if self.driver.state_changed:
