@@ -194,9 +194,10 @@ def test_with_remember_pose_off_nothing_is_read_or_written(graph: RosGraph, capf
 def write_pose_from_another_run(path: Path) -> None:
     from arm_kinematics.config import ArmConfig
     from arm_kinematics.hardware import ServoMap
-    from arm_kinematics.hardware.remembered_pose import SavedPose
+    from arm_kinematics.hardware.remembered_pose import Owner, SavedPose
 
     servo_map = ServoMap.from_config(ArmConfig.from_file())
     q = [D(5.0), D(5.0)]
-    write_pose(path, SavedPose.of(servo_map, "sim", servo_map.servo_angles(q), q))
+    owner = Owner("/hardware_node", "sim")
+    write_pose(path, SavedPose.of(servo_map, owner, servo_map.servo_angles(q), q))
     assert json.loads(path.read_text())["hardware_id"] == "sim"

@@ -18,6 +18,7 @@ from arm_kinematics.config import ArmConfig, default_config_path
 from arm_kinematics.hardware import ServoMap
 from arm_kinematics.hardware.remembered_pose import (
     SETTLE_S,
+    Owner,
     PoseFileError,
     PoseMemory,
     SavedPose,
@@ -30,12 +31,13 @@ from arm_kinematics.hardware.remembered_pose import (
 D = math.radians
 PLANAR = ServoMap.from_config(ArmConfig.from_file())  # shoulder ch0 (offset 90), elbow ch1 (-1)
 MEARM = ServoMap.from_config(ArmConfig.from_file(default_config_path("arm_mearm.yaml")))
-SIM = "sim"
+SIM = Owner("/hardware_node", "sim")
+BOARD = Owner("/hardware_node", "pca9685@i2c-1:0x40")
 
 
-def saved(servo_map: ServoMap, joints_deg: list[float], hardware_id: str = SIM) -> SavedPose:
+def saved(servo_map: ServoMap, joints_deg: list[float], owner: Owner = SIM) -> SavedPose:
     positions = [D(q) for q in joints_deg]
-    return SavedPose.of(servo_map, hardware_id, servo_map.servo_angles(positions), positions)
+    return SavedPose.of(servo_map, owner, servo_map.servo_angles(positions), positions)
 
 
 def edited(path: Path, change) -> None:
@@ -147,9 +149,20 @@ def test_a_changed_calibration_keeps_the_servos_where_they_stood() -> None:
 
 
 @pytest.mark.parametrize(
-    ("pose", "servo_map", "hardware_id", "reason"),
+    ("pose", "servo_map", "owner", "reason"),
     [
-        (saved(PLANAR, [0, 0], "pca9685@i2c-1:0x40"), PLANAR, SIM, "was saved on pca9685@"),
+        (
+            saved(PLANAR, [0, 0], BOARD),
+            PLANAR,
+            SIM,
+            "was saved on pca9685@i2c-1:0x40, this node drives sim",
+        ),
+        (
+            saved(PLANAR, [0, 0], Owner("/left_arm/hardware_node", "sim")),
+            PLANAR,
+            SIM,
+            "was saved by /left_arm/hardware_node, this node is /hardware_node",
+        ),
         (saved(MEARM, [0, 0, 0, 0]), PLANAR, SIM, "names the joints base, shoulder, elbow, claw"),
         (
             SavedPose(SIM, "t", ZERO.servos[:1] * 2),
@@ -165,9 +178,9 @@ def test_a_changed_calibration_keeps_the_servos_where_they_stood() -> None:
         ),
     ],
 )  # fmt: skip
-def test_a_pose_of_another_arm_or_hardware_is_refused(pose, servo_map, hardware_id, reason) -> None:
+def test_a_pose_of_another_arm_or_hardware_is_refused(pose, servo_map, owner, reason) -> None:
     with pytest.raises(PoseFileError) as caught:
-        start_pose(pose, servo_map, hardware_id)
+        start_pose(pose, servo_map, owner)
     assert reason in str(caught.value)
 
 
@@ -196,14 +209,14 @@ def test_a_pose_outside_the_limits_of_the_running_file_is_refused() -> None:
 def test_the_default_path_is_per_namespace_and_hardware() -> None:
     env = {"XDG_STATE_HOME": "/state", "HOME": "/home/maker"}
     paths = {
-        default_pose_path("/hardware_node", "sim", env),
-        default_pose_path("/left_arm/hardware_node", "sim", env),
-        default_pose_path("/right_arm/hardware_node", "sim", env),
-        default_pose_path("/left_arm/hardware_node", "pca9685@i2c-1:0x40", env),
+        default_pose_path(Owner("/hardware_node", "sim"), env),
+        default_pose_path(Owner("/left_arm/hardware_node", "sim"), env),
+        default_pose_path(Owner("/right_arm/hardware_node", "sim"), env),
+        default_pose_path(Owner("/left_arm/hardware_node", "pca9685@i2c-1:0x40"), env),
     }
     assert len(paths) == 4  # two arms, and the simulation beside the board, never share one
     assert Path("/state/arm_kinematics/left_arm/hardware_node/sim.json") in paths
-    assert default_pose_path("/hardware_node", "sim", {"HOME": "/home/maker"}) == Path(
+    assert default_pose_path(SIM, {"HOME": "/home/maker"}) == Path(
         "/home/maker/.local/state/arm_kinematics/hardware_node/sim.json"
     )
 

@@ -10,7 +10,8 @@ saved meanwhile (a new offset or sign) moves nothing: the servos get the angles 
 
 The file is used whole or not at all. It is not used (the node goes home as without one, and
 says why) when it cannot be read or parsed, is of another format or version, was written for
-other hardware (`sim` and a PCA9685 keep separate files by default), names other joints or
+other hardware (`sim` and a PCA9685 keep separate files by default) or by another node (two
+arms given one file by mistake: each writes its fully qualified name), names other joints or
 puts a joint on another channel (another arm, or rewired), or when its servo angles put a
 joint outside its limits or a servo outside its travel by the running calibration.
 
@@ -50,6 +51,15 @@ class PoseFileError(ValueError):
 
 
 @dataclass(frozen=True)
+class Owner:
+    """Whose pose a file holds: a node (its fully qualified name, e.g. /left_arm/hardware_node)
+    on a hardware (its backend's id: `sim`, `pca9685@i2c-1:0x40`)."""
+
+    node: str
+    hardware_id: str
+
+
+@dataclass(frozen=True)
 class ServoPose:
     """One driven joint as saved: its servo's channel and angle (servo degrees) and the joint
     angle (degrees) that angle meant by the calibration of then."""
@@ -62,9 +72,9 @@ class ServoPose:
 
 @dataclass(frozen=True)
 class SavedPose:
-    """The file's content: the hardware it was written for, when (ISO 8601, UTC), the servos."""
+    """The file's content: whose pose, when (ISO 8601, UTC), the servos."""
 
-    hardware_id: str
+    owner: Owner
     saved_at: str
     servos: tuple[ServoPose, ...]
 
@@ -72,7 +82,7 @@ class SavedPose:
     def of(
         cls,
         servo_map: ServoMap,
-        hardware_id: str,
+        owner: Owner,
         servo_deg: Sequence[float],
         joint_rad: Sequence[float],
         now: datetime | None = None,
@@ -83,7 +93,7 @@ class SavedPose:
             for joint, s, q in zip(servo_map.joints, servo_deg, joint_rad, strict=True)
         )
         stamp = (now or datetime.now(UTC)).isoformat(timespec="seconds")
-        return cls(hardware_id, stamp, servos)
+        return cls(owner, stamp, servos)
 
     def same_angles(self, other: SavedPose | None) -> bool:
         """Whether `other` holds the same servos at the same angles (nothing new to save)."""
@@ -101,20 +111,19 @@ class StartPose:
     calibration_changes: tuple[str, ...]
 
 
-def default_pose_path(
-    node_name: str, hardware_id: str, environ: Mapping[str, str] | None = None
-) -> Path:
-    """The default file of a node (its fully qualified name) on a hardware (its id).
+def default_pose_path(owner: Owner, environ: Mapping[str, str] | None = None) -> Path:
+    """The default file of a node on a hardware (`environ`: the environment, os.environ).
 
-    >>> default_pose_path("/left_arm/hardware_node", "pca9685@i2c-1:0x40", {"HOME": "/home/u"})
+    >>> left = Owner("/left_arm/hardware_node", "pca9685@i2c-1:0x40")
+    >>> default_pose_path(left, {"HOME": "/home/u"})
     PosixPath('/home/u/.local/state/arm_kinematics/left_arm/hardware_node/pca9685_i2c-1_0x40.json')
-    >>> default_pose_path("/hardware_node", "sim", {"XDG_STATE_HOME": "/tmp/s", "HOME": "/h"})
-    PosixPath('/tmp/s/arm_kinematics/hardware_node/sim.json')
+    >>> default_pose_path(Owner("/hardware_node", "sim"), {"XDG_STATE_HOME": "/s", "HOME": "/h"})
+    PosixPath('/s/arm_kinematics/hardware_node/sim.json')
     """
     env = os.environ if environ is None else environ
     state = env.get("XDG_STATE_HOME") or str(Path(env.get("HOME", "~")) / ".local" / "state")
-    parts = [p for p in node_name.split("/") if p]
-    file_name = re.sub(r"[^A-Za-z0-9._-]", "_", hardware_id) + ".json"
+    parts = [p for p in owner.node.split("/") if p]
+    file_name = re.sub(r"[^A-Za-z0-9._-]", "_", owner.hardware_id) + ".json"
     return Path(state, "arm_kinematics", *parts, file_name)
 
 
@@ -134,7 +143,8 @@ def read_pose(path: Path) -> SavedPose:
         raise PoseFileError(f"is version {data.get('version')!r}, this node reads {VERSION}")
     try:
         servos = tuple(_servo(entry) for entry in data["joints"])
-        return SavedPose(_text(data["hardware_id"]), _text(data["saved_at"]), servos)
+        owner = Owner(_text(data["node"]), _text(data["hardware_id"]))
+        return SavedPose(owner, _text(data["saved_at"]), servos)
     except (KeyError, TypeError) as error:
         raise PoseFileError(f"is damaged ({type(error).__name__}: {error})") from None
 
@@ -165,7 +175,8 @@ def write_pose(path: Path, pose: SavedPose) -> None:
     data = {
         "format": FORMAT,
         "version": VERSION,
-        "hardware_id": pose.hardware_id,
+        "node": pose.owner.node,
+        "hardware_id": pose.owner.hardware_id,
         "saved_at": pose.saved_at,
         "joints": [
             {
@@ -196,12 +207,16 @@ def write_pose(path: Path, pose: SavedPose) -> None:
         os.close(directory)
 
 
-def start_pose(saved: SavedPose, servo_map: ServoMap, hardware_id: str) -> StartPose:
+def start_pose(saved: SavedPose, servo_map: ServoMap, owner: Owner) -> StartPose:
     """The joint positions (radians, driven order) at which the running calibration puts the
-    saved servo angles; PoseFileError when the pose does not belong to this arm and hardware
-    or lies outside its joint limits or servo travel."""
-    if saved.hardware_id != hardware_id:
-        raise PoseFileError(f"was saved on {saved.hardware_id}, this node drives {hardware_id}")
+    saved servo angles; PoseFileError when the pose is not this node's on this hardware, not
+    of this arm, or outside its joint limits or servo travel."""
+    if saved.owner.hardware_id != owner.hardware_id:
+        raise PoseFileError(
+            f"was saved on {saved.owner.hardware_id}, this node drives {owner.hardware_id}"
+        )
+    if saved.owner.node != owner.node:
+        raise PoseFileError(f"was saved by {saved.owner.node}, this node is {owner.node}")
     by_name = {s.joint: s for s in saved.servos}
     if len(by_name) != len(saved.servos) or set(by_name) != set(servo_map.names):
         raise PoseFileError(
@@ -251,10 +266,10 @@ class PoseMemory:
     once the arm settles), `save`. `path` None: nothing is remembered (`hardware.remember_pose`
     false). Not thread-safe: the node calls it with its lock held, except `save` (file I/O)."""
 
-    def __init__(self, path: Path | None, servo_map: ServoMap, hardware_id: str) -> None:
+    def __init__(self, path: Path | None, servo_map: ServoMap, owner: Owner) -> None:
         self.path = path
         self._servo_map = servo_map
-        self._hardware_id = hardware_id
+        self._owner = owner
         self._saved: SavedPose | None = None  # what the file holds, as far as this node knows
         self._still: tuple[tuple[float, ...], float] | None = None  # angles, seen since (s)
         self._write_lock = threading.Lock()
@@ -270,7 +285,7 @@ class PoseMemory:
             return Recall(None, f"no remembered pose (hardware.remember_pose is false): {go_home}")
         try:
             saved = read_pose(self.path)
-            start = start_pose(saved, self._servo_map, self._hardware_id)
+            start = start_pose(saved, self._servo_map, self._owner)
         except FileNotFoundError:
             return Recall(None, f"no remembered pose in {self.path} yet: {go_home}")
         except PoseFileError as error:
@@ -317,7 +332,7 @@ class PoseMemory:
         """The pose of these angles if it differs from the one saved (at shutdown), else None."""
         if self.path is None:
             return None
-        pose = SavedPose.of(self._servo_map, self._hardware_id, servo_deg, joint_rad)
+        pose = SavedPose.of(self._servo_map, self._owner, servo_deg, joint_rad)
         return None if pose.same_angles(self._saved) else pose
 
     def save(self, pose: SavedPose) -> None:

@@ -63,7 +63,7 @@ from arm_kinematics.hardware.driver import (
 from arm_kinematics.hardware.faults import HardwareCounters
 from arm_kinematics.hardware.gripper import GripperMotion, GripperReading
 from arm_kinematics.hardware.intake import CommandIntake
-from arm_kinematics.hardware.remembered_pose import PoseMemory, SavedPose
+from arm_kinematics.hardware.remembered_pose import Owner, PoseMemory, SavedPose
 from arm_kinematics.nodes.calibration import CalibrationServices
 from arm_kinematics.nodes.gripper_action import GripperAction
 from arm_kinematics.nodes.hardware_diagnostics import servo_status
@@ -111,8 +111,9 @@ class HardwareNode(Node):
             self.settings.jog_speed_deg_s,
             self.settings.heartbeat_timeout_s,
         )
-        path = self.settings.pose_path(self.get_fully_qualified_name(), self.backend.hardware_id)
-        self.pose_memory = PoseMemory(path, self.servo_map, self.backend.hardware_id)
+        owner = Owner(self.get_fully_qualified_name(), self.backend.hardware_id)
+        path = self.settings.pose_path(owner)
+        self.pose_memory = PoseMemory(path, self.servo_map, owner)
         self._joint_states_pub = self.create_publisher(JointState, "joint_states", 10)
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, "/diagnostics", 10)
         self._start_pose()

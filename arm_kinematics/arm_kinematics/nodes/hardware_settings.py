@@ -19,7 +19,7 @@ from typing import Any
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType
 from rclpy.node import Node
 
-from arm_kinematics.hardware.remembered_pose import default_pose_path
+from arm_kinematics.hardware.remembered_pose import Owner, default_pose_path
 from arm_kinematics.nodes.params import ParameterStartupError
 
 _SECONDS_RANGE = (0.05, 3600.0)
@@ -33,14 +33,14 @@ class HardwareNodeSettings:
     remember_pose: bool
     pose_file: str  # "" = the default path of the node and its hardware
 
-    def pose_path(self, node_name: str, hardware_id: str) -> Path | None:
-        """The remembered pose's file for the node (fully qualified name) on its hardware;
-        None when the pose is not remembered."""
+    def pose_path(self, owner: Owner) -> Path | None:
+        """The remembered pose's file of a node on its hardware; None when the pose is not
+        remembered."""
         if not self.remember_pose:
             return None
         if self.pose_file:
             return Path(self.pose_file).expanduser()
-        return default_pose_path(node_name, hardware_id)
+        return default_pose_path(owner)
 
 
 _SPECS: tuple[tuple[str, Any, str], ...] = (
