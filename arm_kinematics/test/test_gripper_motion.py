@@ -28,6 +28,8 @@ SLACK = 1e-9  # relative: float rounding of the finite differences
 
 
 class Log:
+    """The lines a plain part logs (any level), for the driver's `log`."""
+
     def __init__(self) -> None:
         self.lines: list[str] = []
 

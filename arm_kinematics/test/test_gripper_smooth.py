@@ -48,11 +48,13 @@ def gripper_samples(probe: Probe, since: int, until: int) -> list[tuple[float, f
     ]
 
 
-def assert_smooth(samples: list[tuple[float, float]]) -> None:
+def assert_smooth(
+    samples: list[tuple[float, float]], max_velocity: float = JOINT.max_velocity
+) -> None:
     """Velocity within the limit everywhere, acceleration over every three samples of regular
     ticks, and at rest at both ends (the same position twice at the start and at the end)."""
     velocities, accelerations = differences(samples)
-    assert max(abs(v) for v in velocities) <= JOINT.max_velocity * (1 + SLACK)
+    assert max(abs(v) for v in velocities) <= max_velocity * (1 + SLACK)
     regular = [
         a
         for i, a in enumerate(accelerations)
@@ -93,35 +95,38 @@ def test_a_goal_starts_and_ends_at_rest_within_the_limits(graph: RosGraph) -> No
     assert ended - started >= 0.25 + 40 / 120 + 0.25 - 2 * PERIOD_S
 
 
-def test_a_cancel_brakes_within_the_limits_and_ends_where_it_stopped(graph: RosGraph) -> None:
-    node = start_node(graph, KIT_PATH)
+def closing(graph: RosGraph):
+    """A kit whose gripper (40 deg/s: a cancel's round trip is long gone before it is closed)
+    stood still, then began to close: (node, probe, joint_states count before, goal handle)."""
+    node = start_node(graph, KIT_PATH, **{"joints.gripper.max_velocity_deg_s": 40.0})
     probe = Probe(graph)
     since = max(0, wait_still(probe, node) - 3)
     handle = probe.send_gripper(0.0)
-    wait_for(lambda: probe.latest()["gripper"] < D(40.0), what="closing at speed")
+    wait_for(lambda: probe.latest()["gripper"] < D(60.0), what="closing at speed")
+    return node, probe, since, handle
+
+
+def test_a_cancel_brakes_within_the_limits_and_ends_where_it_stopped(graph: RosGraph) -> None:
+    node, probe, since, handle = closing(graph)
     handle.cancel_goal_async()
     answer = probe.result(handle)
     assert answer.status == GoalStatus.STATUS_CANCELED
     held = node.positions[-1]
     assert node.targets[-1] == held  # at rest where the brake ended
     assert not node.driver.gripper_moving
-    assert 0.0 < held < D(40.0)
+    assert 0.0 < held < D(60.0)
     assert answer.result.position == pytest.approx(0.055 * held / D(70), abs=1e-9)
     samples = gripper_samples(probe, since, wait_still(probe, node))
     assert samples[-1][1] == held
-    assert_smooth(samples)
+    assert_smooth(samples, max_velocity=D(40.0))
 
 
 def test_a_goal_that_replaces_a_running_one_turns_within_the_limits(graph: RosGraph) -> None:
-    node = start_node(graph, KIT_PATH)
-    probe = Probe(graph)
-    since = max(0, wait_still(probe, node) - 3)
-    first = probe.send_gripper(0.0)
-    wait_for(lambda: probe.latest()["gripper"] < D(40.0), what="closing at speed")
+    node, probe, since, first = closing(graph)
     second = probe.send_gripper(0.055)  # open again
     assert probe.result(first).status == GoalStatus.STATUS_ABORTED
     assert probe.result(second).status == GoalStatus.STATUS_SUCCEEDED
     samples = gripper_samples(probe, since, wait_still(probe, node))
     assert samples[-1][1] == D(70.0)
-    assert min(p for _, p in samples) < D(40.0)
-    assert_smooth(samples)
+    assert min(p for _, p in samples) < D(60.0)
+    assert_smooth(samples, max_velocity=D(40.0))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from test_gripper_motion import Log
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.hardware import InvalidCommandError, ServoMap, SimBackend
@@ -29,16 +30,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.s
-
-
-class Log:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def info(self, message: str, **_kwargs) -> None:
-        self.lines.append(message)
-
-    warning = error = info
 
 
 class Parts:
