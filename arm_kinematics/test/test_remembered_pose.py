@@ -271,3 +271,21 @@ def test_a_pose_is_saved_once_when_the_servos_have_stood_still(tmp_path: Path) -
     assert memory.pose_to_save(angles2, q2) is not None
     # Nothing remembered: nothing to save.
     assert PoseMemory(None, PLANAR, SIM).observe(angles, q, 0.0) is None
+
+
+def test_a_pose_that_cannot_be_written_is_not_tried_again_until_the_next(tmp_path: Path) -> None:
+    blocked = tmp_path / "a file, not a directory"
+    blocked.write_text("")
+    memory = PoseMemory(blocked / "pose.json", PLANAR, SIM)
+    q = [D(30.0), D(-60.0)]
+    angles = PLANAR.servo_angles(q)
+    memory.observe(angles, q, 0.0)
+    pose = memory.observe(angles, q, SETTLE_S)
+    assert pose is not None
+    with pytest.raises(FileExistsError):  # its directory is a file
+        memory.save(pose)
+    assert memory.observe(angles, q, 2 * SETTLE_S) is None  # not every quarter second
+    assert memory.pose_to_save(angles, q) is not None  # but again at shutdown
+    q2 = [D(31.0), D(-60.0)]
+    memory.observe(PLANAR.servo_angles(q2), q2, 3.0)
+    assert memory.observe(PLANAR.servo_angles(q2), q2, 3.0 + SETTLE_S) is not None

@@ -271,6 +271,7 @@ class PoseMemory:
         self._servo_map = servo_map
         self._owner = owner
         self._saved: SavedPose | None = None  # what the file holds, as far as this node knows
+        self._failed: SavedPose | None = None  # the last pose that could not be written
         self._still: tuple[tuple[float, ...], float] | None = None  # angles, seen since (s)
         self._write_lock = threading.Lock()
 
@@ -324,7 +325,10 @@ class PoseMemory:
             return None
         if now_s - self._still[1] < SETTLE_S:
             return None
-        return self.pose_to_save(servo_deg, joint_rad)
+        pose = self.pose_to_save(servo_deg, joint_rad)
+        if pose is None or pose.same_angles(self._failed):
+            return None  # saved, or tried in vain: tried again at the next pose or shutdown
+        return pose
 
     def pose_to_save(
         self, servo_deg: Sequence[float], joint_rad: Sequence[float]
@@ -340,5 +344,9 @@ class PoseMemory:
         settle timer and the shutdown may save at once (one after the other)."""
         assert self.path is not None
         with self._write_lock:
-            write_pose(self.path, pose)
+            try:
+                write_pose(self.path, pose)
+            except OSError:
+                self._failed = pose
+                raise
             self._saved = pose
