@@ -30,8 +30,9 @@ ROSDEP_KEYS = {
     "aiohttp": "python3-aiohttp",
     "psutil": "python3-psutil",
 }
-#: Modules with no rosdep key at all: installed with pip, as docs/install.md says.
-PIP_ONLY = {"adafruit_extended_bus", "playwright", "roslibpy"}
+#: Modules with no rosdep key at all: installed with pip, as docs/install.md says (ruckig:
+#: rosdistro's ruckig package is the C++ library, without the Python module).
+PIP_ONLY = {"adafruit_extended_bus", "playwright", "roslibpy", "ruckig"}
 #: Modules of this package and of the test folder itself.
 OWN = {"arm_kinematics", "arm_kinematics_interfaces"}
 

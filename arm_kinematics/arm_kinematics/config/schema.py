@@ -243,6 +243,8 @@ NODE_PARAMETERS: dict[str, tuple[str, ...]] = {
         "config_file",
         "calibration.heartbeat_timeout_s",
         "calibration.jog_speed_deg_s",
+        "hardware.remember_pose",
+        "hardware.pose_file",
     ),
     "trajectory_node": (
         "max_waypoints",
