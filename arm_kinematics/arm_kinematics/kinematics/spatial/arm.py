@@ -316,9 +316,10 @@ class SpatialArm(SpatialChain):
         if fitted is None and roll is None:  # 0 outside the limits: the middle of them
             fitted = 0.5 * (self.roll_limits[0] + self.roll_limits[1])
         if fitted is None:
-            return explain.roll_limit_text(
+            text = explain.roll_limit_text(
                 self.joint_names[-1], wanted, self.roll_limits, side.name
             )
+            return IkResult(IkStatus.JOINT_LIMIT, None, text)
         return fitted
 
     def _joints(self, side: Side, planar: Sequence[float], roll_joint: float) -> Joints:
