@@ -306,6 +306,17 @@ class Admission:
             previous.stop(Result.PREEMPTED, reason)
         return previous
 
+    def stop_all(self, reason: str) -> list[GoalRun]:
+        """Stop every motion, the active one and those still waiting for the arm (PREEMPTED,
+        `reason`), as the stop service asks; later motions are admitted as ever. The runs
+        stopped."""
+        with self._lock:
+            self._active = None
+            runs = [r for r in self._runs.values() if r.move is not None and r.stop_status is None]
+        for run in runs:
+            run.stop(Result.PREEMPTED, reason)
+        return runs
+
     def hold(self, reason: str) -> GoalRun | None:
         """Refuse every motion from now on (CALIBRATING, `reason`) and stop the active one;
         the stopped run, or None."""
