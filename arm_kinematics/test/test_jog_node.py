@@ -22,10 +22,11 @@ from action_msgs.msg import GoalStatus
 from control_msgs.msg import JointJog
 from geometry_msgs.msg import TwistStamped
 from moveit_msgs.msg import ServoStatus
+from moveit_msgs.srv import ServoCommandType
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from ros_helpers import PACKAGE_DIR, RosGraph, file_parameters, ros_graph, wait_for
-from std_srvs.srv import Trigger
+from std_srvs.srv import SetBool, Trigger
 from test_trajectory_node import Harness
 from test_urdf import UrdfChain
 
@@ -384,6 +385,23 @@ def test_a_twist_in_an_unknown_frame_is_refused_and_names_the_frames(kit):
         "'tool0' (the tool's axes)"
     )
     assert kit.command_count() == commands
+
+
+def test_moveit_servos_switch_succeeds_for_both_kinds_and_pause_holds_the_jog(kit):
+    switch = kit.node.create_client(ServoCommandType, "servo_node/switch_command_type")
+    for kind, served in ((1, True), (0, True), (2, False)):
+        answer = kit.graph.call(switch, ServoCommandType.Request(command_type=kind))
+        assert answer.success == served
+    pause = kit.node.create_client(SetBool, "servo_node/pause_servo")
+    assert kit.graph.call(pause, SetBool.Request(data=True)).message == "jogging paused"
+    since, commands, states = kit.status_count(), kit.command_count(), kit.state_count()
+    stream = Stream(kit.node, kit.twists, twist((0.0, 0.0, 0.03)))
+    kit.wait_status(since, ServoStatus.INVALID, "jog commands ignored: paused")
+    wait_for(lambda: kit.state_count() >= states + 10, what="10 joint_states")
+    assert kit.command_count() == commands
+    assert kit.graph.call(pause, SetBool.Request(data=False)).message == "jogging on"
+    wait_for(lambda: kit.command_count() > commands + 5, what="the jog once unpaused")
+    stream.stop()
 
 
 def test_stop_ends_a_goal_and_a_jog_and_nothing_moves_until_a_new_command(kit_with_ik):
