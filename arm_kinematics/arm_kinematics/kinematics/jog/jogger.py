@@ -41,12 +41,16 @@ from .singularity import singular_ratio
 from .status import HALTING, Bound, JogCode, Limit, limit_words, status_code
 from .trials import Here, Trial, joint_trial, task_trial
 
-BISECTIONS = 6
+BISECTIONS = 4
 """Halvings of the segment between the current velocity and braking: the speed kept is within
-1/64 of one period's braking of the fastest that passes."""
+1/16 of one period's braking of the fastest that passes (each trial that passes checks the
+envelope along its stop, the dearest part of a step)."""
 HALVINGS = 20
-"""How often the candidate's change is halved before the current velocity is kept (2^-20 of
-one period's change: a jog leaving a singularity from rest starts that slowly)."""
+"""How often the candidate's change is halved before the current velocity is kept, when a
+joint's velocity or acceleration held it back (2^-20 of one period's change: a jog leaving a
+singularity from rest starts that slowly). A place ahead (a limit, the envelope) is not
+halved toward: the current velocity is kept, and the next periods brake if they must."""
+RATE_BOUNDS = frozenset((Bound.VELOCITY, Bound.ACCELERATION))
 HALT_FRACTION = 0.01
 """A held-back step slower than this fraction of the commanded speed has halted."""
 SAME_DIRECTION = 0.99
@@ -292,20 +296,22 @@ def _search(
 ) -> tuple[Trial | None, Limit | None]:
     """The step to take, and what held the candidate back (None when it passed; a limit that
     is only a ramp, ACCELERATION, is no reason to say). Tried in turn: the `candidate`; else,
-    if the `current` velocity passes, the candidate's change halved until it passes (near a
-    singularity the joints allow only a small change: a jog leaves it slowly, never not at
-    all), else the current velocity; else the fastest that passes between it and one period of
-    braking (`brake`, a bisection); None when braking fails too."""
+    if the `current` velocity passes, the candidate's change halved until it passes when only
+    a joint's rate held it back (near a singularity the joints allow only a small change: a
+    jog leaves it slowly, never not at all), else the current velocity; else the fastest that
+    passes between it and one period of braking (`brake`, a bisection); None when braking
+    fails too."""
     first = trial(candidate)
     if first.ok:
         return first, None
     limit = first.limit
+    rates_only = limit is not None and limit.bound in RATE_BOUNDS
     if limit is not None and limit.bound is Bound.ACCELERATION:
         limit = None
     kept = trial(current)
     if kept.ok:
         change = candidate - current
-        for halving in range(1, HALVINGS + 1):
+        for halving in range(1, HALVINGS + 1 if rates_only else 1):
             tried = trial(current + change / 2.0**halving)
             if tried.ok:
                 return tried, limit
