@@ -1,9 +1,10 @@
 """A motion from acceptance to its outcome: validation, admission and preemption.
 
-A motion is a MoveArm goal (or a clicked point, which is one without a goal handle) or a joint
-trajectory from another planner (`trajectory_msgs/JointTrajectory`). Every kind follows one
-rule: a valid newer motion preempts the running one, one motion holds the arm at a time, and
-a refused one disturbs nobody.
+A motion is a MoveArm goal (or a clicked point, which is one without a goal handle), a joint
+trajectory from another planner (`trajectory_msgs/JointTrajectory`), a FollowJointTrajectory
+goal or a jog (`nodes/servo/control.py`). Every kind follows one rule: a valid newer motion
+preempts the running one, one motion holds the arm at a time, and a refused one disturbs
+nobody; the stop service stops them all (`stop_all`).
 
 No rclpy here (message types only): the node passes goals in and turns outcomes into
 MoveArm results. Units: metres, radians, seconds (monotonic).
