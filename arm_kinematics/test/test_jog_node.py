@@ -66,7 +66,7 @@ class JogStack(Harness):
         self.chain = UrdfChain(
             robot_description(path), self.config.base_frame, self.config.tip_frame
         )
-        params = file_parameters(path, **{"hardware.publish_rate_hz": 25.0})
+        params = file_parameters(path)  # joint_states at the shipped 50 Hz
         common = {"context": graph.context, "parameter_overrides": params}
         common["namespace"] = NAMESPACE
         if ik:
@@ -259,71 +259,79 @@ def test_a_twist_stream_moves_the_tool_at_its_speed_along_it_and_rests_within_0_
     assert_steps_within_limits(kit, kit.commands_since(commands), kit.home)
 
 
-def test_the_table_stops_the_tool_short_of_it_and_up_jogs_again(kit):
+def halt_and_back(kit: JogStack, toward, code: int, words: str, away, is_away) -> np.ndarray:
+    """Jog `toward` until the status `code` says `words`; at rest, jog `away` until
+    `is_away(joints)`. The first jog's setpoints, checked within the limits from home."""
     commands = kit.command_count()
-    stream, status = jog_until(kit, twist((0.0, 0.0, -0.08)), 5, "the table")
-    assert status.message == "stopped: the table in the way of the wrist (wrist_pitch)"
-    assert status.code == ServoStatus.HALT_FOR_COLLISION
+    stream, status = jog_until(kit, toward, code, words)
+    assert status.message == words
     stream.stop()
     kit.wait_rest()
     setpoints = kit.commands_since(commands)
+    assert_steps_within_limits(kit, setpoints, kit.home)
+    stream, _ = jog_until(kit, away, 0, "jogging")
+    wait_for(lambda: is_away(kit.arm_joints(kit.latest_joints())), what="the arm jogged away")
+    stream.stop()
+    return setpoints
+
+
+def test_the_table_stops_the_tool_short_of_it_and_up_jogs_again(kit):
+    words = "stopped: the table in the way of the wrist (wrist_pitch)"
+    setpoints = halt_and_back(
+        kit,
+        twist((0.0, 0.0, -0.08)),
+        ServoStatus.HALT_FOR_COLLISION,
+        words,
+        twist((0.0, 0.0, 0.05)),
+        lambda joints: kit.tool(joints)[2] > 0.035,
+    )
     envelope = kit.config.make_envelope()
     assert all(envelope.check(q) is None for q in setpoints)
     low = kit.tool(setpoints[-1])[2]
     assert 0.02 - 1e-6 <= low <= 0.022  # the wrist (20 mm) at the table: the tool 20 mm up
-    assert_steps_within_limits(kit, setpoints, kit.home)
-    stream, _ = jog_until(kit, twist((0.0, 0.0, 0.05)), 0, "jogging")
-    wait_for(lambda: kit.tool(kit.arm_joints(kit.latest_joints()))[2] > low + 0.01, what="up")
-    stream.stop()
 
 
 def test_a_keep_out_box_stops_the_tool_before_it_and_jogging_away_works(kit):
-    commands = kit.command_count()
-    stream, status = jog_until(kit, twist((0.0, 0.05, 0.0)), 5, "keep-out box 1")
-    assert status.message == "stopped: keep-out box 1 in the way of the fingertips"
-    stream.stop()
-    kit.wait_rest()
-    setpoints = kit.commands_since(commands)
+    setpoints = halt_and_back(
+        kit,
+        twist((0.0, 0.05, 0.0)),
+        ServoStatus.HALT_FOR_COLLISION,
+        "stopped: keep-out box 1 in the way of the fingertips",
+        twist((0.0, -0.05, 0.0)),
+        lambda joints: kit.tool(joints)[1] < 0.03,
+    )
     envelope = kit.config.make_envelope()
     assert all(envelope.check(q) is None for q in setpoints)
     # The fingertips (open: 27.5 mm beside the tool point, and 20 mm thick) at the box's face.
     stopped = kit.tool(setpoints[-1])[1]
     assert BOX[1] - 0.0475 - 0.003 <= stopped < BOX[1] - 0.0475 + 0.003
-    stream, _ = jog_until(kit, twist((0.0, -0.05, 0.0)), 0, "jogging")
-    wait_for(lambda: kit.tool(kit.arm_joints(kit.latest_joints()))[1] < 0.03, what="away")
-    stream.stop()
 
 
 def test_a_joint_limit_stops_the_roll_at_it_and_rolling_back_works(kit):
-    commands = kit.command_count()
-    roll = twist(angular=(1.0, 0.0, 0.0), frame="tool0")  # about the tool's own axis
-    stream, status = jog_until(kit, roll, 6, "stopped")
-    assert status.message == "stopped: the limit of wrist_roll"
-    stream.stop()
-    kit.wait_rest()
-    setpoints = kit.commands_since(commands)
+    setpoints = halt_and_back(
+        kit,
+        twist(angular=(1.0, 0.0, 0.0), frame="tool0"),  # about the tool's own axis
+        ServoStatus.JOINT_BOUND,
+        "stopped: the limit of wrist_roll",
+        twist(angular=(-1.0, 0.0, 0.0), frame="tool0"),
+        lambda joints: joints[4] < math.radians(80.0),
+    )
     assert setpoints[:, 4].max() == pytest.approx(math.radians(90.0), abs=1e-3)
     assert np.abs(setpoints[:, :4] - kit.home[:4]).max() < 1e-9  # only the roll turned
-    assert_steps_within_limits(kit, setpoints, kit.home)
-    stream, _ = jog_until(kit, twist(angular=(-1.0, 0.0, 0.0), frame="tool0"), 0, "jogging")
-    wait_for(lambda: kit.arm_joints(kit.latest_joints())[4] < math.radians(80.0), what="back")
-    stream.stop()
 
 
 def test_full_stretch_stops_short_of_it_and_jogging_back_works(kit):
-    commands = kit.command_count()
-    stream, status = jog_until(kit, twist((0.05, 0.0, 0.0)), 2, "full stretch")
-    assert status.message == "stopped: the arm near full stretch (elbow nearly straight)"
-    stream.stop()
-    kit.wait_rest()
-    setpoints = kit.commands_since(commands)
+    setpoints = halt_and_back(
+        kit,
+        twist((0.05, 0.0, 0.0)),
+        ServoStatus.HALT_FOR_SINGULARITY,
+        "stopped: the arm near full stretch (elbow nearly straight)",
+        twist((-0.05, 0.0, 0.0)),
+        lambda joints: kit.tool(joints)[0] < 0.25,
+    )
     elbow = setpoints[:, 2]
     assert np.abs(np.sin(elbow)).min() >= kit.config.singularity_margin  # never SINGULAR
-    assert_steps_within_limits(kit, setpoints, kit.home)
-    reached = kit.tool(setpoints[-1])[0]
-    stream, _ = jog_until(kit, twist((-0.05, 0.0, 0.0)), 0, "jogging")
-    wait_for(lambda: kit.tool(kit.arm_joints(kit.latest_joints()))[0] < reached - 0.01, what="in")
-    stream.stop()
+    assert kit.tool(setpoints[-1])[0] > 0.26  # out at the band's edge
 
 
 def test_a_4_joint_arm_drops_what_it_cannot_do_and_says_so_once(tmp_path):

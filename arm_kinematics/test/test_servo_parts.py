@@ -12,8 +12,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from control_msgs.msg import JointJog
-from geometry_msgs.msg import TwistStamped
 from ros_helpers import PACKAGE_DIR, wait_for
+from test_jog_node import twist
 
 from arm_kinematics.config import ArmConfig, MountConfig
 from arm_kinematics.kinematics.jog import JogCode, JointJogCommand, TwistCommand
@@ -25,14 +25,6 @@ from arm_kinematics.nodes.servo.settings import ServoSettings
 from arm_kinematics.nodes.trajectory.goals import Admission, Move, Result
 
 KIT = ArmConfig.from_file(PACKAGE_DIR / "config" / "arm_desk_kit.yaml")
-
-
-def twist(linear=(0.0, 0.0, 0.0), angular=(0.0, 0.0, 0.0), frame="base_link") -> TwistStamped:
-    message = TwistStamped()
-    message.header.frame_id = frame
-    message.twist.linear.x, message.twist.linear.y, message.twist.linear.z = linear
-    message.twist.angular.x, message.twist.angular.y, message.twist.angular.z = angular
-    return message
 
 
 def test_a_twist_is_in_the_base_frame_or_the_tool_frame_by_its_frame_id():
@@ -157,18 +149,19 @@ def test_a_goal_ends_a_jog_and_the_jogs_stream_is_ignored_until_it_pauses():
     admission, recorder = Admission(), Recorder()
     control = control_of(admission, recorder)
     up = TwistCommand((0.0, 0.0, 0.03), (0.0, 0.0, 0.0))
-    control.put(up)
-    wait_for(lambda: len(recorder.setpoints) > 5, what="the jog moving")
-    goal = admission.admit(uuid.uuid4().bytes, Move(0, (0.2, 0.0, 0.1), 0.05, 0.001), "goal")
     keep = threading.Event()
 
-    def stream() -> None:  # the stick still held, at 50 Hz
-        while not keep.wait(0.02):
+    def stream() -> None:  # a stick held, at 50 Hz
+        while True:
             control.put(up)
+            if keep.wait(0.02):
+                return
 
     sender = threading.Thread(target=stream, daemon=True)
     sender.start()
     try:
+        wait_for(lambda: len(recorder.setpoints) > 5, what="the jog moving")
+        goal = admission.admit(uuid.uuid4().bytes, Move(0, (0.2, 0.0, 0.1), 0.05, 0.001), "goal")
         # The goal takes the arm once the jog has stopped; the stream does not take it back.
         assert admission.take_motion(goal)
         assert not control.running

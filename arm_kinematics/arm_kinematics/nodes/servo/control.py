@@ -14,9 +14,11 @@ setpoint and how to say a status. A jog is a motion like a goal:
   stop service, calibration mode, the shutdown: `GoalRun.stop`), decelerating to rest first.
 - **Who wins** is the newest start: a goal sent while a jog runs stops the jog (smoothly). A jog
   stopped by anything but its own commands does not start again from the same stream of
-  commands: they are ignored (INVALID, said once) until the stream pauses (no command for
-  `incoming_command_timeout`) or asks for rest (a zero command). A stick held while a goal is
-  sent does not take the arm back 20 ms later; let go and push again to jog.
+  commands: they are ignored (INVALID, said once) until the stream is let go (no command for
+  RELEASE_S) or asks for rest (a zero command). A stick held while a goal is sent does not
+  take the arm back 20 ms later; let go and push again to jog. The same holds for a stream
+  that comes back after a gap (the arm braked at the command timeout) to find another motion
+  started meanwhile.
 
 Statuses (MoveIt Servo's codes, `kinematics/jog/status.py`) are said when they change, at most
 every STATUS_INTERVAL_S (the newest waits), what a command asks that the arm cannot make once
@@ -50,6 +52,11 @@ STATUS_INTERVAL_S = 0.2
 """The shortest time between two statuses of one jog: a status that changes faster (the arm
 creeping along the edge of a limit) is said at most 5 times a second, the newest."""
 PAUSED = "paused (servo_node/pause_servo): send false to jog again"
+RELEASE_S = 0.5
+"""s without a command (or a zero command) that end a stream of commands: the controls were
+let go. A stream that comes back sooner is the same stream: it goes on jogging when nothing
+else moves the arm, and never takes the arm from a motion started meanwhile (a loaded machine
+or a network may delay a stream beyond the command timeout, which only brakes)."""
 
 
 class Logger(Protocol):
@@ -111,7 +118,8 @@ class StatusLatch:
 class JogControl:
     """The jog's commands and its runs (module docstring). `start_pose(wake)` waits for the
     joints a motion starts from (None: none in time, or `wake` set); `publish(joints)` sends
-    one setpoint; `say(code, message)` publishes a status."""
+    one setpoint; `say(code, message)` publishes a status; `start_tolerance` (rad): how near
+    the latest joint_states must be to the last jog's last setpoint to start from it."""
 
     def __init__(
         self,
@@ -124,6 +132,7 @@ class JogControl:
         publish: Callable[[Sequence[float]], object],
         say: Callable[[int, str], None],
         log: Logger,
+        start_tolerance: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.arm, self.limits, self.envelope = arm, limits, envelope
@@ -138,8 +147,11 @@ class JogControl:
         self._latest: Received | None = None
         self._run: GoalRun | None = None
         self._thread: threading.Thread | None = None
-        self._locked: str | None = None  # why commands are ignored until they pause
+        self._locked: str | None = None  # why commands are ignored until they are let go
         self._paused = False
+        self._dropped: tuple[str, ...] = ()  # what the stream's commands lose, said once
+        self._last: tuple[float, ...] | None = None  # the last setpoint a jog sent
+        self._start_tolerance = start_tolerance
 
     # --- commands in (the executor's threads) ----------------------------------------------
 
@@ -149,8 +161,13 @@ class JogControl:
         with self._lock:
             now = self._clock()
             previous, self._latest = self._latest, Received(command, now)
-            if command.is_zero or previous is None or now - previous.at > self.timeout:
-                self._locked = None  # the stream paused, or asked for rest
+            released = previous is None or previous.command.is_zero
+            if released or now - previous.at >= RELEASE_S:
+                self._locked = None  # a new stream: the controls were let go
+                self._dropped = ()
+            elif self._locked is None and self._run is None and self._other_motion():
+                # The same stream, back after a gap in which another motion took the arm.
+                self._locked = self._ignore_until_released("another motion holds the arm")
             ignored = PAUSED if self._paused else self._locked
             if ignored is not None or command.is_zero or self._run is not None:
                 start = None
@@ -212,34 +229,41 @@ class JogControl:
             self._admission.finish(run)
             with self._lock:
                 if self._run is run:
-                    self._run = None
-                if stopped_by is not None:
-                    self._locked = f"the jog was stopped ({stopped_by}); " + (
-                        f"stop sending for {self.timeout:g} s (or send a zero command) to jog again"
-                    )
+                    self._end(run, stopped_by)
             self._status.flush(force=True)
+
+    def _end(self, run: GoalRun, stopped_by: str | None) -> None:
+        """`run` is over (under the lock): the next command may start a jog, unless another
+        motion stopped this one, when its stream is ignored until it is let go."""
+        self._run = None
+        if stopped_by is not None:
+            self._locked = self._ignore_until_released(f"the jog was stopped ({stopped_by})")
+
+    @staticmethod
+    def _ignore_until_released(why: str) -> str:
+        return f"{why}; stop sending for {RELEASE_S:g} s (or send a zero command) to jog again"
+
+    def _other_motion(self) -> bool:
+        """Whether a motion other than a jog holds (or is about to hold) the arm."""
+        active = self._admission.active
+        return active is not None and not isinstance(active.move, JogMove)
 
     def _stream(self, run: GoalRun, kind: str) -> str | None:
         """Step the jog until it ends; the reason it was stopped by another, else None."""
-        start = self._start_pose(run.wake)
+        start = self._start(run)
         if start is None:
             self._invalid("jog refused: no joint_states, so no pose to start from")
             return run.stop_reason if run.stop_status is not None else None
         jogger = Jogger(self.arm, self.limits, start, self.envelope)
         self._log.info(f"jog started ({kind}) at {format_joints(jogger.joints)}")
         period = self.limits.period
-        dropped: tuple[str, ...] = ()
         tick = self._clock()
         while True:
             command, why = self._command(run)
             step = jogger.step(command)
             self._publish(step.joints)
-            if step.dropped != dropped:
-                dropped = step.dropped
-                note = ", ".join(dropped)
-            else:
-                note = ""
-            self._report(step, command, why, note)
+            self._last = step.joints
+            self._report(step, command, why, self._note(step.dropped))
             if not step.moving and self._ended(run):
                 break
             tick += period
@@ -252,6 +276,25 @@ class JogControl:
         self._log.info(f"jog ended at {format_joints(jogger.joints)}: {why}")
         self._status.update(JogCode.NO_WARNING, f"at rest: {why}")
         return reason
+
+    def _start(self, run: GoalRun) -> tuple[float, ...] | None:
+        """Where a jog starts: the latest joint_states, or this jog's last setpoint when they
+        are within `start_tolerance` of it (the arm is there; the reading may be a tick old,
+        and a start behind the setpoint would be a step back)."""
+        measured = self._start_pose(run.wake)
+        last = self._last
+        if measured is None or last is None:
+            return measured
+        near = max(abs(a - b) for a, b in zip(measured, last, strict=True))
+        return last if near <= self._start_tolerance else measured
+
+    def _note(self, dropped: tuple[str, ...]) -> str:
+        """What a step dropped, in words, when the stream's dropped parts changed (else "")."""
+        with self._lock:
+            if dropped == self._dropped:
+                return ""
+            self._dropped = dropped
+        return ", ".join(dropped)
 
     def _command(self, run: GoalRun) -> tuple[JogCommand | None, str]:
         """The command of this period, or None and why there is none."""
@@ -278,7 +321,7 @@ class JogControl:
                 if not latest.command.is_zero:
                     return False
             if self._run is run:
-                self._run = None
+                self._end(run, run.stop_reason if run.stop_status is not None else None)
             return True
 
     def _report(self, step: JogStep, command: JogCommand | None, why: str, note: str) -> None:

@@ -337,6 +337,12 @@ class Admission:
     def held(self) -> bool:
         return self._held is not None
 
+    @property
+    def active(self) -> GoalRun | None:
+        """The motion that holds the arm or is about to (the newest admitted), if any."""
+        with self._lock:
+            return self._active
+
     def find(self, key: bytes) -> GoalRun | None:
         with self._lock:
             return self._runs.get(key)
