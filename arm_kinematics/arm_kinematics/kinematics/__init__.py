@@ -12,7 +12,8 @@ checks in their order of precedence), then for planning `line` (a straight tool 
 
 from .angles import TAU, wrap_angle
 from .planar.arm import HEADING_MATCH_TOLERANCE, PlanarArm
-from .planar.chain import LIMIT_TOLERANCE, PlanarChain
+from .planar.chain import PlanarChain
+from .planar.limits import LIMIT_TOLERANCE
 from .planning.ik_answers import IkAnswers, SolvePoints, chain_solver
 from .planning.joint_path import Setpoints, first_joint_jump, unwrap_path
 from .planning.joint_plan import joint_move_duration, joint_setpoints

@@ -36,7 +36,7 @@ from typing import Any
 from ..angles import wrap_angle
 from ..types import Branch, IkResult, IkStatus, branch_of, invalid_input
 from .branches import choose_branch, joint_distance
-from .chain import LIMIT_TOLERANCE, PlanarChain, as_number
+from .chain import PlanarChain, as_number
 from .closed_form import (
     reachable_headings,
     three_link_ik,
@@ -59,6 +59,7 @@ from .explain import (
     wrong_elbow_heading_text,
 )
 from .heading_search import narrow_windows, search_heading
+from .limits import LIMIT_TOLERANCE
 
 HEADING_MATCH_TOLERANCE = 1e-10
 """m: a 2R arm meets a requested heading h at (x, y) when the elbow point (x, y) - L2 (cos h,

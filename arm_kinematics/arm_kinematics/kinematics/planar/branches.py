@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 
 from ..types import Branch
-from .chain import CONTINUOUS, joint_motion
+from .limits import CONTINUOUS, joint_motion
 
 Joints = tuple[float, ...]
 

@@ -39,7 +39,8 @@ import numpy as np
 
 from ..angles import wrap_angle
 from ..planar.branches import joint_distance
-from ..planar.chain import as_number, shift_range
+from ..planar.chain import as_number
+from ..planar.limits import shift_range
 from ..types import Branch, IkResult, IkStatus, branch_of, invalid_input
 from . import explain
 from .model import SpatialChain, outward_angles

@@ -28,12 +28,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..angles import wrap_angle
+from ..array_api import array_namespace
 from ..planar.arm import PlanarArm
-from ..planar.chain import CONTINUOUS, as_number
+from ..planar.chain import as_number, chain_frames
+from ..planar.limits import CONTINUOUS
 from .rotations import rot_x, rot_y, rot_z, transform
 
 MIN_PITCH_JOINTS, MAX_PITCH_JOINTS = 2, 3
@@ -322,10 +325,37 @@ class SpatialChain:
 
     # --- forward kinematics --------------------------------------------------------------------
 
+    def frame_points(self, yaw: Any, pitches: Sequence[Any]) -> list[tuple[Any, Any, Any]]:
+        """(x, y, z) in the base frame (m) of every `link_frames` frame for the yaw and the pitch
+        joints (rad): floats for one pose, arrays of one shape for many (`array_api`).
+
+        The vertical chain's frames (`chain_frames` of the planar core, in the geometric angles
+        `planar_joints`) from the shoulder, then turned by the yaw: a point `forward` m ahead of
+        the yaw axis and `up` m above the shoulder is (forward cos yaw, forward sin yaw, up + h).
+
+        >>> arm = SpatialChain((0.1, 0.08), shoulder_height=0.05)
+        >>> points = arm.frame_points(0.0, (0.0, math.pi / 2))
+        >>> [tuple(round(v, 9) + 0.0 for v in point) for point in points][2:]
+        [(0.0, 0.0, 0.05), (0.1, 0.0, 0.05), (0.1, 0.0, 0.13)]
+        """
+        xp = array_namespace(yaw, *pitches)
+        shifts = self._planar_shifts()
+        planar = [q + shift for q, shift in zip(pitches, shifts, strict=True)]
+        cos_yaw, sin_yaw = xp.cos(yaw), xp.sin(yaw)
+        points = []
+        for x_plane, z_plane, _, _ in chain_frames(self.link_lengths, planar):
+            forward = self.shoulder_forward + x_plane
+            points.append((forward * cos_yaw, forward * sin_yaw, self.shoulder_height + z_plane))
+        zero = 0.0 * cos_yaw + 0.0  # a NaN row stays NaN; never -0.0
+        origin = (zero, zero, zero)
+        tool = points[-1]
+        return [origin, origin, *points[:-1], *([tool] if self.has_roll else []), tool]
+
     def link_frames(self, joints: Sequence[float]) -> list[np.ndarray]:
         """Every frame of the URDF from the base to the tool as 4x4 transforms in the base
         frame: the base, the yaw link, link_1 .. link_k (each on its pitch joint's axis,
         turned by it), the roll link (with a roll joint) and the tool. Names: `frame_roles`.
+        Positions: `frame_points`; link i turned by Rz(yaw) Ry(-(q_1 + .. + q_i)) (Rx(roll)).
 
         >>> arm = SpatialChain((0.1, 0.08), shoulder_height=0.05)
         >>> frames = arm.link_frames((math.pi / 2, 0.0, math.pi / 2))
@@ -333,22 +363,39 @@ class SpatialChain:
         [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.05], [0.0, 0.1, 0.05], [0.0, 0.1, 0.13]]
         """
         yaw, pitches, roll = self.split(self.checked_joints(joints))
-        current = transform(rot_z(yaw))
-        frames = [np.eye(4), current.copy()]
-        current = current @ transform(np.eye(3), (self.shoulder_forward, 0.0, self.shoulder_height))
-        for q, length, delta in zip(
-            pitches, self.link_lengths, self.link_angle_offsets, strict=True
-        ):
-            current = current @ transform(rot_y(-q))
-            frames.append(current.copy())
-            current = current @ transform(
-                np.eye(3), (length * math.cos(delta), 0.0, length * math.sin(delta))
-            )
+        turn = rot_z(yaw)
+        rotations = [np.eye(3), turn]
+        pitch = 0.0
+        for q in pitches:
+            pitch += q
+            rotations.append(turn @ rot_y(-pitch))
         if self.has_roll:
-            current = current @ transform(rot_x(roll))
-            frames.append(current.copy())
-        frames.append(current)
-        return frames
+            rotations.append(rotations[-1] @ rot_x(roll))
+        rotations.append(rotations[-1])
+        points = self.frame_points(yaw, pitches)
+        return [transform(r, p) for r, p in zip(rotations, points, strict=True)]
+
+    def chain_points_many(self, joints: Any) -> np.ndarray:
+        """The positions of every `link_frames` frame for many poses at once: joints (N, n)
+        (rad, joint order) -> (N, P, 3) (m, base frame), P = len(frame_roles()): the base, the
+        yaw link (both at the origin), link_1 (the shoulder, `shoulder_height` up and
+        `shoulder_forward` ahead), each later pitch joint's axis (after the bent links), the
+        roll link (with a roll joint) and the tool point (both at the tool point). A NaN
+        joint gives NaN in the coordinates it moves.
+
+        >>> arm = SpatialChain((0.1, 0.08), shoulder_height=0.05)
+        >>> points = arm.chain_points_many([[math.pi / 2, 0.0, math.pi / 2]])
+        >>> points.shape, points[0, -1].round(9).tolist()
+        ((1, 5, 3), [0.0, 0.1, 0.13])
+        """
+        values = np.asarray(joints, dtype=float).reshape(-1, self.n_joints)
+        columns = list(values.T)
+        frames = self.frame_points(columns[0], columns[1 : 1 + self.n_pitch])
+        points = np.empty((len(values), len(frames), 3))
+        for index, point in enumerate(frames):
+            for axis, value in enumerate(point):
+                points[:, index, axis] = value
+        return points
 
     def frame_roles(self) -> list[str]:
         """What each `link_frames` entry is: "base", "yaw", "link_1".."link_k", "roll", "tool"
@@ -357,7 +404,8 @@ class SpatialChain:
         return ["base", "yaw", *links, *(["roll"] if self.has_roll else []), "tool"]
 
     def forward(self, joints: Sequence[float]) -> ToolPose:
-        """The tool frame (`ToolPose`) in the base frame for the joints (rad).
+        """The tool frame (`ToolPose`) in the base frame for the joints (rad): the tool point of
+        `frame_points`, turned by Rz(yaw) Ry(-(q_1 + .. + q_k)) Rx(roll).
 
         The reference: links 0.1 and 0.08 m, shoulder 0.05 m up, yaw 90 deg, elbow 90 deg up:
         the tool 0.1 m along +y, 0.08 m above the shoulder, pointing up.
@@ -368,10 +416,7 @@ class SpatialChain:
         ([0.0, 0.1, 0.13], 90.0)
         """
         yaw, pitches, roll = self.split(self.checked_joints(joints))
-        x_plane, z_plane, _ = self.vertical.forward(self.planar_joints(pitches))
-        forward = self.shoulder_forward + x_plane
-        x, y = forward * math.cos(yaw), forward * math.sin(yaw)
-        z = self.shoulder_height + z_plane
+        x, y, z = self.frame_points(yaw, pitches)[-1]
         rotation = rot_z(yaw) @ rot_y(-math.fsum(pitches)) @ rot_x(roll)
         pitch, tool_roll, _ = outward_angles(x, y, rotation, yaw)
         return ToolPose(x, y, z, rotation, pitch, tool_roll)
