@@ -11,8 +11,9 @@ checks in their order of precedence), then for planning `line` (a straight tool 
 """
 
 from .angles import TAU, wrap_angle
-from .planar.arm import HEADING_MATCH_TOLERANCE, PlanarArm
+from .planar.arm import PlanarArm
 from .planar.chain import PlanarChain
+from .planar.closed_form import HEADING_MATCH_TOLERANCE
 from .planar.limits import LIMIT_TOLERANCE
 from .planning.ik_answers import IkAnswers, SolvePoints, chain_solver
 from .planning.joint_path import Setpoints, first_joint_jump, unwrap_path
@@ -22,7 +23,7 @@ from .planning.line_plan import LinePlan, plan_line
 from .planning.polyline import PolylinePlan, plan_polyline, polyline_paths, polyline_step_counts
 from .spatial.arm import SpatialArm
 from .spatial.model import SpatialChain, ToolPose, outward_angles, outward_rotation
-from .types import BRANCH_NAMES, Branch, IkResult, IkStatus, PlanStatus, branch_of
+from .types import BRANCH_NAMES, Branch, IkArrays, IkResult, IkStatus, PlanStatus, branch_of
 
 __all__ = [
     "BRANCH_NAMES",
@@ -31,6 +32,7 @@ __all__ = [
     "TAU",
     "Branch",
     "IkAnswers",
+    "IkArrays",
     "IkResult",
     "IkStatus",
     "LinePath",

@@ -9,8 +9,7 @@ target at a limit is ill-conditioned (rounding of 1e-16 m in the target moves th
 to ~1e-8 rad). A link's absolute angle (the sum of joints 1..i) may have limits too
 (`link_angle_limits`: a servo that sets it through a parallelogram linkage).
 
-`JointLimits` is the part of `PlanarChain` (chain.py) that knows the limits; the array forms
-of the same rules, for many rows at once, are in `limit_arrays.py`.
+`JointLimits` is the part of `PlanarChain` (chain.py) that knows the limits.
 """
 
 from __future__ import annotations
@@ -18,6 +17,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from ..angles import TAU, wrap_angle
 
@@ -216,25 +217,6 @@ class JointLimits:
                 margin = min(margin, angle - lo, hi - angle)
         return margin
 
-    def best_limit_margin(self, joints: Sequence[float]) -> float:
-        """`limit_margin` of `joints` (rad) with each limited joint first moved by k * 2 pi
-        nearest the middle of its limits: the largest margin any 2 pi shift gives, which a
-        search can climb even where the angle as computed lies a turn away from its limits.
-
-        >>> from arm_kinematics.kinematics import PlanarChain
-        >>> chain = PlanarChain((1.0, 0.8), [(0.2, 3.3), (-1.0, 1.0)])
-        >>> joints = (-3.0, 0.5)
-        >>> round(chain.limit_margin(joints), 3), round(chain.best_limit_margin(joints), 3)
-        (-3.2, 0.017)
-        """
-        if not self.shifts_can_fit:
-            return self.limit_margin(joints)
-        shifted = [
-            q if kind == CONTINUOUS else q + round(((lo + hi) / 2.0 - q) / TAU) * TAU
-            for q, (lo, hi), kind in zip(joints, self.joint_limits, self.joint_kinds, strict=True)
-        ]
-        return self.limit_margin(shifted)
-
     def link_angle_violation(self, joints: Sequence[float]) -> tuple[int, float] | None:
         """(index, absolute angle) of the first link whose angle (sum of joints 1..i, rad) is
         outside its `link_angle_limits` (LIMIT_TOLERANCE of slack), or None.
@@ -269,3 +251,57 @@ class JointLimits:
             if k_min > k_max:
                 return index, q
         return None
+
+    # --- the same rules on arrays: one column per joint, one row per pose ------------------
+
+    def fit_into_limits_many(
+        self, joints: Sequence[np.ndarray], reference: Sequence[Any]
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        """`fit_into_limits` for many poses: `joints` one array (M,) per joint (rad),
+        `reference` one array (or float) per joint; (the fitted columns, the rows where every
+        joint could be fitted). A row that cannot be fitted keeps its angles.
+
+        >>> from arm_kinematics.kinematics import PlanarChain
+        >>> chain = PlanarChain((1.0, 0.8), [(0.0, 7.0), (-1.0, 1.0)])
+        >>> fitted, ok = chain.fit_into_limits_many(
+        ...     [np.array([-3.0, 0.0]), np.array([0.5, 2.0])], [0.0, 0.0])
+        >>> np.round(fitted[0], 3).tolist(), ok.tolist()
+        ([3.283, 0.0], [True, False])
+        """
+        fitted = []
+        ok = np.ones(len(joints[0]), dtype=bool)
+        for q, ref, (lo, hi), kind in zip(
+            joints, reference, self.joint_limits, self.joint_kinds, strict=True
+        ):
+            if kind == CONTINUOUS:
+                fitted.append(q)
+                continue
+            inside = (lo <= q) & (q <= hi) if kind == NARROW else np.zeros_like(ok)
+            k_min = np.ceil((lo - LIMIT_TOLERANCE - q) / TAU) if lo > -math.inf else -np.inf
+            k_max = np.floor((hi + LIMIT_TOLERANCE - q) / TAU) if hi < math.inf else np.inf
+            fits = inside | (k_min <= k_max)
+            turns = np.minimum(np.maximum(np.round((ref - q) / TAU), k_min), k_max)
+            fitted.append(np.where(inside | ~fits, q, q + turns * TAU))
+            ok &= fits
+        return fitted, ok
+
+    def limit_margin_many(self, joints: Sequence[np.ndarray]) -> np.ndarray:
+        """`limit_margin` for many poses: one array (M,) per joint (rad) -> (M,) margins.
+
+        >>> from arm_kinematics.kinematics import PlanarChain
+        >>> chain = PlanarChain((1.0, 0.8), [(-1.5, 1.5), None])
+        >>> chain.limit_margin_many([np.array([0.5, 1.4]), np.array([-1.2, 0.0])]).round(6).tolist()
+        [1.0, 0.1]
+        """
+        margin = np.full(len(joints[0]), np.inf)
+        for q, lo, hi in zip(joints, self._lows, self._highs, strict=True):
+            if lo > -math.inf:
+                margin = np.minimum(margin, q - lo)
+            if hi < math.inf:
+                margin = np.minimum(margin, hi - q)
+        if self.link_angle_limits is not None:
+            angle = 0.0
+            for q, (lo, hi) in zip(joints, self.link_angle_limits, strict=True):
+                angle = angle + q
+                margin = np.minimum(margin, np.minimum(angle - lo, hi - angle))
+        return margin

@@ -1,0 +1,449 @@
+"""`PlanarArm.solve_many`: the solve of `arm.py` on arrays of targets, the same answer for each.
+
+The same steps in the same order of precedence as `PlanarArm.solve` (its module docstring),
+each a mask over all rows instead of an `if`, with the same formulas (`closed_form.py`,
+`tool_angles.py`, the limit rules of `limits.py` on arrays):
+
+1. INVALID_INPUT: a target or heading that is not finite, a seed row that is not;
+2. the closed form of both elbows (`elbows_many`): TOO_FAR / TOO_CLOSE, ORIENTATION_UNREACHABLE;
+3. the limits and the branch rule without a seed (`choose_many`): JOINT_LIMIT, SINGULAR, OK.
+
+A seed changes only the choice among a row's elbows (least motion) and which 2 pi shift a
+joint takes, so seeded rows get their elbows from step 2 like every other row and the cheap
+choice in order, one row at a time (`PlanarArm`'s own `_within_limits` and `choose_branch`):
+in a chain each row's seed is the previous row's answer. A 3R target without a heading takes
+its heading by `tool_angles.py`: without a seed, the feasible heading nearest the one pointing
+away from the base, on arrays (the away heading for every row, the limit headings for the
+rows where it is not feasible); with a seed, the least motion from it, which is a search per
+row: those rows are solved one at a time by the scalar solve.
+
+Radians and metres, the arm's plane, joint order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..angles import wrap_angles
+from ..array_api import norm
+from ..types import Branch, IkArrays, IkStatus, branch_of
+from .branches import choose_branch
+from .closed_form import (
+    HEADING_MATCH_TOLERANCE,
+    NEAR_COINCIDENT,
+    last_joint,
+    three_link_manipulability,
+    two_link_ik_many,
+    wrist_point,
+)
+from .limits import LIMIT_TOLERANCE
+from .tool_angles import heading_band, nearest_heading
+
+if TYPE_CHECKING:
+    from .arm import PlanarArm
+
+Columns = list[np.ndarray]
+"""One array (M,) per joint (rad)."""
+
+
+@dataclass
+class Elbows:
+    """Both elbows of every row (step 2), before limits: `solved` rows have them (`up` and
+    `down`, one column per joint; `has_up` / `has_down` False for an elbow a 2R arm's heading
+    rules out), the others a `failure` status. `sin_elbow` |sin joint 2|; `coincident` where
+    the two are one configuration (full stretch or fold)."""
+
+    solved: np.ndarray
+    failure: np.ndarray
+    up: Columns
+    down: Columns
+    has_up: np.ndarray
+    has_down: np.ndarray
+    sin_elbow: np.ndarray
+    coincident: np.ndarray
+
+
+@dataclass
+class Answers:
+    """The answer of every row: status (uint8), joints and the other elbow (one column per
+    joint), whether there is one, the manipulability (m^2)."""
+
+    status: np.ndarray
+    joints: Columns
+    other: Columns
+    has_other: np.ndarray
+    manipulability: np.ndarray
+
+
+def ring_failure(r: np.ndarray, ring: tuple[float, float]) -> np.ndarray:
+    """TOO_FAR beyond the ring's outer edge, else TOO_CLOSE (rows off the ring), uint8."""
+    return np.where(r > ring[1], IkStatus.TOO_FAR, IkStatus.TOO_CLOSE).astype(np.uint8)
+
+
+def elbows_many(
+    arm: PlanarArm, x: np.ndarray, y: np.ndarray, heading: np.ndarray | None, branch: Branch
+) -> Elbows:
+    """Step 2 for every row: both elbows by the closed form, or why there are none."""
+    l1, l2 = arm.link_lengths[:2]
+    tolerance = arm.edge_tolerance
+    if arm.n_joints == 3:
+        assert heading is not None
+        wrist_x, wrist_y = wrist_point(x, y, heading, arm.link_lengths[2])
+        solved, (up_1, up_2, down_1, down_2), sin_elbow = two_link_ik_many(
+            l1, l2, wrist_x, wrist_y, tolerance
+        )
+        r = np.sqrt(x * x + y * y)
+        inner, outer = arm.ring
+        off_ring = (r < inner - tolerance) | (r > outer + tolerance)
+        failure = np.where(
+            off_ring, ring_failure(r, arm.ring), IkStatus.ORIENTATION_UNREACHABLE
+        ).astype(np.uint8)
+        up = [up_1, up_2, last_joint(heading, up_1, up_2)]
+        down = [down_1, down_2, last_joint(heading, down_1, down_2)]
+        every = np.ones_like(solved)
+        return Elbows(solved, failure, up, down, every, every, sin_elbow, sin_elbow == 0.0)
+    solved, (up_1, up_2, down_1, down_2), sin_elbow = two_link_ik_many(l1, l2, x, y, tolerance)
+    failure = ring_failure(np.sqrt(x * x + y * y), arm.ring_12)
+    elbows = Elbows(
+        solved, failure, [up_1, up_2], [down_1, down_2], np.ones_like(solved),
+        np.ones_like(solved), sin_elbow, sin_elbow == 0.0,
+    )  # fmt: skip
+    if heading is not None:
+        _match_heading(arm, x, y, heading, branch, elbows)
+    return elbows
+
+
+def _match_heading(
+    arm: PlanarArm, x: np.ndarray, y: np.ndarray, heading: np.ndarray, branch: Branch, elbows
+) -> None:
+    """Step 2 of a 2R arm with a heading (`PlanarArm._heading_elbows` on arrays): the elbow
+    that has the heading, or ORIENTATION_UNREACHABLE; in place."""
+    l1, l2 = arm.link_lengths
+    elbow_x, elbow_y = wrist_point(x, y, heading, l2)
+    r = np.sqrt(x * x + y * y)
+    inner, outer = arm.ring_12
+    outside = np.maximum(0.0, np.maximum(r - outer, inner - r))
+    met = np.abs(norm(elbow_x, elbow_y) - l1) <= HEADING_MATCH_TOLERANCE + outside
+    shoulder = np.atan2(elbow_y, elbow_x)
+    matched = [shoulder, wrap_angles(heading - shoulder)]
+    near = elbows.sin_elbow < NEAR_COINCIDENT
+    is_up = matched[1] < 0.0
+    wrong = ~near & (
+        (is_up & (branch is Branch.ELBOW_DOWN)) | (~is_up & (branch is Branch.ELBOW_UP))
+    )
+    unreachable = elbows.solved & (~met | wrong)
+    elbows.failure = np.where(unreachable, IkStatus.ORIENTATION_UNREACHABLE, elbows.failure)
+    elbows.failure = elbows.failure.astype(np.uint8)
+    elbows.solved = elbows.solved & ~unreachable
+    elbows.up, elbows.down = matched, matched
+    elbows.has_up = near | is_up
+    elbows.has_down = near | ~is_up
+    elbows.coincident = np.where(near, True, elbows.sin_elbow == 0.0)
+
+
+def choose_many(arm: PlanarArm, elbows: Elbows, branch: Branch) -> Answers:
+    """Steps 4-6 for rows without a seed (`PlanarArm._choose` on arrays): the elbows within the
+    limits (2 pi shifts nearest 0), the branch rule (`choose_branch` without `current`: the
+    requested elbow, else the feasible one, else the larger limit margin, elbow up on a tie),
+    JOINT_LIMIT where it leaves none, SINGULAR below the singularity margin, else OK."""
+    up_fit, up_ok, up_margin = _within_limits(arm, elbows.up, elbows.has_up & elbows.solved)
+    down_fit, down_ok, down_margin = _within_limits(
+        arm, elbows.down, elbows.has_down & elbows.solved
+    )
+    coincident = elbows.coincident
+    down_ok = down_ok & ~(coincident & up_ok)  # one configuration: not offered twice
+    if branch is Branch.ELBOW_UP:
+        take_up = up_ok
+        take_down = ~up_ok & coincident & down_ok
+        has_other = up_ok & down_ok
+    elif branch is Branch.ELBOW_DOWN:
+        take_down = down_ok
+        take_up = ~down_ok & coincident & up_ok
+        has_other = down_ok & up_ok
+    else:  # CLOSEST without a seed, MAX_LIMIT_MARGIN: the larger margin, up on a tie
+        both = up_ok & down_ok
+        take_down = (down_ok & ~up_ok) | (both & (down_margin > up_margin))
+        take_up = up_ok & ~take_down
+        has_other = both
+    chosen = take_up | take_down
+    joints = [np.where(take_down, d, u) for u, d in zip(up_fit, down_fit, strict=True)]
+    other = [np.where(take_down, u, d) for u, d in zip(up_fit, down_fit, strict=True)]
+    sin_elbow = elbows.sin_elbow
+    status = np.where(
+        ~elbows.solved,
+        elbows.failure,
+        np.where(
+            ~chosen,
+            IkStatus.JOINT_LIMIT,
+            np.where(sin_elbow < arm.singularity_margin, IkStatus.SINGULAR, IkStatus.OK),
+        ),
+    ).astype(np.uint8)
+    solved = status <= IkStatus.SINGULAR
+    manipulability = _manipulability(arm, joints, sin_elbow) * solved
+    return Answers(status, joints, other, has_other & solved, manipulability)
+
+
+def _within_limits(
+    arm: PlanarArm, joints: Columns, exists: np.ndarray
+) -> tuple[Columns, np.ndarray, np.ndarray]:
+    """Step 4 on arrays (`PlanarArm._within_limits` without a seed): (the elbow moved by
+    k * 2 pi into the limits nearest 0, where it is within them, its limit margin)."""
+    if arm.shifts_can_fit:
+        joints, fits = arm.fit_into_limits_many(joints, [0.0] * arm.n_joints)
+        exists = exists & fits
+    margin = np.where(exists, arm.limit_margin_many(joints), -np.inf)
+    return joints, margin >= -LIMIT_TOLERANCE, margin
+
+
+def _manipulability(arm: PlanarArm, joints: Columns, sin_elbow: np.ndarray) -> np.ndarray:
+    """As `PlanarArm._choose`: L1 L2 |sin joint 2| for 2R, the 3R formula for 3R (m^2)."""
+    if arm.n_joints == 2:
+        return arm.link_lengths[0] * arm.link_lengths[1] * sin_elbow
+    return three_link_manipulability(arm.link_lengths, joints)
+
+
+def choose_row(
+    arm: PlanarArm, elbows: Elbows, row: int, branch: Branch, seed: tuple[float, ...]
+) -> tuple[int, tuple[float, ...] | None, tuple[float, ...] | None, float]:
+    """Steps 4-6 of one seeded row, by the scalar rules (`PlanarArm._within_limits` and
+    `choose_branch` with `current`): (status, joints or None, the other elbow or None, the
+    manipulability)."""
+    if not elbows.solved[row]:
+        return int(elbows.failure[row]), None, None, 0.0
+    up = tuple(q[row] for q in elbows.up) if elbows.has_up[row] else None
+    down = tuple(q[row] for q in elbows.down) if elbows.has_down[row] else None
+    coincident = bool(elbows.coincident[row])
+    up = tuple(map(float, up)) if up is not None else None
+    down = tuple(map(float, down)) if down is not None else None
+    up_fit, up_margin, down_fit, down_margin = arm._within_limits(seed, up, down, coincident)
+    choice = choose_branch(
+        branch, up_fit, up_margin, down_fit, down_margin, coincident, seed, arm.joint_kinds
+    )
+    if choice is None:
+        return int(IkStatus.JOINT_LIMIT), None, None, 0.0
+    chosen, other, _ = choice
+    sin_elbow = float(elbows.sin_elbow[row])
+    if arm.n_joints == 2:
+        manipulability = arm.link_lengths[0] * arm.link_lengths[1] * sin_elbow
+    else:
+        manipulability = three_link_manipulability(arm.link_lengths, chosen)
+    status = IkStatus.SINGULAR if sin_elbow < arm.singularity_margin else IkStatus.OK
+    return int(status), chosen, other, manipulability
+
+
+# --- 3R without a heading ---------------------------------------------------------------------
+
+
+def nearest_headings(
+    arm: PlanarArm, x: np.ndarray, y: np.ndarray, branch: Branch
+) -> tuple[np.ndarray, np.ndarray]:
+    """The heading of every unseeded 3R row without one (`PlanarArm.nearest_feasible_heading`
+    on arrays): (heading, status), the status a ring failure, JOINT_LIMIT where no heading is
+    feasible, else OK (the heading is to be solved)."""
+    count = len(x)
+    r = norm(x, y)
+    inner, outer = arm.ring
+    tolerance = arm.edge_tolerance
+    phi, delta_lo, _ = heading_band(arm.link_lengths, x, y, tolerance)
+    off_ring = (r < inner - tolerance) | (r > outer + tolerance) | np.isnan(delta_lo)
+    status = np.where(off_ring, ring_failure(r, arm.ring), IkStatus.OK).astype(np.uint8)
+    lo = np.where(off_ring, 0.0, delta_lo)
+    heading = wrap_angles(phi + lo)  # pointing away from the base, or the nearest reachable
+    open_rows = np.flatnonzero(~off_ring)
+    feasible = np.zeros(count, dtype=bool)
+    feasible[open_rows] = _feasible(arm, x[open_rows], y[open_rows], heading[open_rows], branch)
+    rest = np.flatnonzero(~off_ring & ~feasible)
+    if rest.size:
+        rx, ry, rphi, rlo = x[rest], y[rest], phi[rest], lo[rest]
+        candidates = arm.free_heading_candidates(rx, ry, rphi, rlo)
+        table = np.stack(candidates, axis=-1)  # (rows, candidates)
+        finite = np.isfinite(table)
+        wrapped = wrap_angles(np.where(finite, table, 0.0))
+        ok = _feasible(
+            arm,
+            np.repeat(rx, table.shape[1]),
+            np.repeat(ry, table.shape[1]),
+            wrapped.ravel(),
+            branch,
+        ).reshape(table.shape)
+        ok &= finite
+        ok[:, 0] = False  # the away heading failed already
+        index = nearest_heading(rphi, candidates, list(ok.T))
+        found = index >= 0
+        heading[rest] = np.where(found, wrapped[np.arange(rest.size), np.maximum(index, 0)], 0.0)
+        status[rest] = np.where(found, IkStatus.OK, IkStatus.JOINT_LIMIT)
+    return heading, status
+
+
+def _feasible(
+    arm: PlanarArm, x: np.ndarray, y: np.ndarray, heading: np.ndarray, branch: Branch
+) -> np.ndarray:
+    """Where the unseeded solve with `heading` (rad) has a solution (OK or SINGULAR)."""
+    answers = choose_many(arm, elbows_many(arm, x, y, heading, branch), branch)
+    return answers.status <= IkStatus.SINGULAR
+
+
+# --- the whole solve --------------------------------------------------------------------------
+
+
+def solve_many(arm: PlanarArm, targets: Any, branch: Any, current: Any, chain: bool) -> IkArrays:
+    """`PlanarArm.solve_many` (its docstring says the arguments)."""
+    rows = np.asarray(targets, dtype=float)
+    if rows.ndim != 2 or rows.shape[1] not in (2, 3):
+        raise ValueError(f"targets of shape {rows.shape} must be (N, 2) or (N, 3) rows (m, rad)")
+    count, n = len(rows), arm.n_joints
+    seeds = Seeds.of(current, count, n, chain)
+    checked = branch if isinstance(branch, Branch) else branch_of(branch)
+    valid = np.isfinite(rows).all(axis=1) & ~seeds.bad
+    if checked is None or n > 3:
+        valid[:] = False
+    rule = checked if checked is not None else Branch.CLOSEST
+    x, y = np.where(valid, rows[:, 0], 0.0), np.where(valid, rows[:, 1], 0.0)
+    heading = np.where(valid, rows[:, 2], 0.0) if rows.shape[1] == 3 else None
+    out = Output(count, n)
+    out.status[~valid] = IkStatus.INVALID_INPUT
+    todo = np.flatnonzero(valid)
+    unseeded = todo[~seeds.given[todo]] if not chain else todo[:0]
+    in_order = todo if chain else todo[seeds.given[todo]]
+    if n == 3 and heading is None:
+        free_heading, free_status = nearest_headings(arm, x[unseeded], y[unseeded], rule)
+        out.put(unseeded, _solve_at(arm, x[unseeded], y[unseeded], free_heading, rule))
+        out.status[unseeded] = np.where(
+            free_status == IkStatus.OK, out.status[unseeded], free_status
+        )
+
+        def solve_row(index: int, seed: tuple[float, ...] | None) -> tuple:
+            result = arm._solve(float(x[index]), float(y[index]), None, rule, seed)
+            return result.status, result.joints, result.alternative, result.manipulability
+
+    else:
+        elbows = elbows_many(arm, x, y, heading, rule)
+        out.put(unseeded, choose_many(arm, subset(elbows, unseeded), rule))
+
+        def solve_row(index: int, seed: tuple[float, ...] | None) -> tuple:
+            return choose_row(arm, elbows, index, rule, seed)
+
+    out.put_in_order(in_order, seeds, chain, solve_row)
+    return out.arrays(seeds, lambda i: arm.solve(*_target(rows[i]), branch, seeds.row(i, current)))
+
+
+def _solve_at(
+    arm: PlanarArm, x: np.ndarray, y: np.ndarray, heading: np.ndarray, branch: Branch
+) -> Answers:
+    """The unseeded solve of 3R rows at the headings chosen for them."""
+    return choose_many(arm, elbows_many(arm, x, y, heading, branch), branch)
+
+
+def _target(row: np.ndarray) -> tuple[float, float, float | None]:
+    """(x, y, heading or None) of a target row, as `PlanarArm.solve` takes them."""
+    values = row.tolist()
+    return values[0], values[1], (values[2] if len(values) == 3 else None)
+
+
+def subset(elbows: Elbows, rows: np.ndarray) -> Elbows:
+    """The elbows of `rows` only."""
+    return Elbows(
+        elbows.solved[rows], elbows.failure[rows], [q[rows] for q in elbows.up],
+        [q[rows] for q in elbows.down], elbows.has_up[rows], elbows.has_down[rows],
+        elbows.sin_elbow[rows], elbows.coincident[rows],
+    )  # fmt: skip
+
+
+@dataclass
+class Seeds:
+    """The seed of every row: `values` (N, n) rad, `given` where a row has one, `bad` where
+    the one given is not n finite numbers (INVALID_INPUT). In a chain only the first row's
+    is given; each later row's is the previous solution (`Output.put_in_order`)."""
+
+    values: np.ndarray
+    given: np.ndarray
+    bad: np.ndarray
+
+    @classmethod
+    def of(cls, current: Any, count: int, n: int, chain: bool) -> Seeds:
+        """The seeds of `current`: None, one pose (every row's; a chain's first), or one pose
+        per row (not for a chain)."""
+        values = np.zeros((count, n))
+        given, bad = np.zeros(count, dtype=bool), np.zeros(count, dtype=bool)
+        if current is None:
+            return cls(values, given, bad)
+        try:
+            poses = np.asarray(current, dtype=float)
+        except (TypeError, ValueError):
+            poses = np.full((1, 1), np.nan)
+        if poses.shape == (n,):
+            poses = np.broadcast_to(poses, (count, n))
+        elif poses.shape != (count, n) or chain:
+            bad[:] = True
+            return cls(values, given, bad)
+        finite = np.isfinite(poses).all(axis=1)
+        if chain:  # the first row's seed decides for the whole chain
+            finite[:] = finite[0] if count else True
+            given[:1] = finite[:1]
+        else:
+            given[:] = finite
+        values[:] = np.where(finite[:, None], poses, 0.0)
+        bad[:] = ~finite
+        return cls(values, given, bad)
+
+    def row(self, index: int, current: Any) -> Any:
+        """The `current` the scalar solve of row `index` takes (the bad one as it came)."""
+        if self.bad[index]:
+            return current
+        return tuple(self.values[index].tolist()) if self.given[index] else None
+
+
+class Output:
+    """The answers being filled in, one row or a set of rows at a time."""
+
+    def __init__(self, count: int, n: int) -> None:
+        self.status = np.zeros(count, dtype=np.uint8)
+        self.joints = np.zeros((count, n))
+        self.other = np.zeros((count, n))
+        self.has_other = np.zeros(count, dtype=bool)
+        self.manipulability = np.zeros(count)
+
+    def put(self, rows: np.ndarray, answers: Answers) -> None:
+        """The answers of `rows` (a column per joint)."""
+        self.status[rows] = answers.status
+        self.joints[rows] = np.stack(answers.joints, axis=-1)
+        self.other[rows] = np.stack(answers.other, axis=-1)
+        self.has_other[rows] = answers.has_other
+        self.manipulability[rows] = answers.manipulability
+
+    def put_in_order(self, rows: np.ndarray, seeds: Seeds, chain: bool, solve_row) -> None:
+        """Solve `rows` one at a time, in order (`solve_row(index, seed)` -> (status,
+        joints, other, manipulability)); in a chain each row seeded by the last solution."""
+        seed = None
+        if chain and len(seeds.given) and seeds.given[0]:
+            seed = tuple(seeds.values[0].tolist())
+        for index in rows.tolist():
+            if not chain:
+                seed = tuple(seeds.values[index].tolist())
+            else:
+                seeds.values[index] = seed if seed is not None else 0.0
+                seeds.given[index] = seed is not None
+            status, joints, other, manipulability = solve_row(index, seed)
+            self.status[index] = status
+            if joints is not None and status <= IkStatus.SINGULAR:
+                self.joints[index] = joints
+                self.manipulability[index] = manipulability
+                if other is not None:
+                    self.other[index], self.has_other[index] = other, True
+                if chain:
+                    seed = tuple(map(float, joints))
+
+    def arrays(self, seeds: Seeds, solve_row) -> IkArrays:
+        """The finished `IkArrays`: a refused row holds its seed (zeros without one), a row
+        without another elbow its own joints there."""
+        refused = self.status > IkStatus.SINGULAR
+        self.joints[refused] = seeds.values[refused]
+        self.manipulability[refused] = 0.0
+        self.has_other &= ~refused
+        self.other[~self.has_other] = self.joints[~self.has_other]
+        return IkArrays(
+            self.status, self.joints, self.other, self.has_other, self.manipulability, solve_row
+        )
