@@ -32,3 +32,12 @@ def wrap_angles(angles: np.ndarray) -> np.ndarray:
     """
     wrapped = angles - TAU * np.round(angles / TAU)
     return np.where(wrapped <= -math.pi, wrapped + TAU, wrapped)
+
+
+def wrap(angle):
+    """`wrap_angle` of a float, `wrap_angles` of an array (rad, to (-pi, pi]).
+
+    >>> wrap(3 * math.pi / 2) == wrap_angle(3 * math.pi / 2), wrap(np.array([-math.pi])).tolist()
+    (True, [3.141592653589793])
+    """
+    return wrap_angles(angle) if isinstance(angle, np.ndarray) else wrap_angle(angle)

@@ -75,6 +75,17 @@ def arccos(cosine: Any) -> Any:
     return xp.atan2(xp.sqrt((1.0 - cosine) * (1.0 + cosine)), cosine)
 
 
+def arcsin(sine: Any) -> Any:
+    """asin (rad, in [-pi/2, pi/2]) of a sine within [-1, 1], as atan2(s, sqrt((1 - s)(1 +
+    s))): the same bits on floats and arrays (see `arccos`).
+
+    >>> arcsin(1.0) == math.pi / 2, arcsin(np.array([0.5])).round(12).tolist()
+    (True, [0.523598775598])
+    """
+    xp = array_namespace(sine)
+    return xp.atan2(sine, xp.sqrt((1.0 - sine) * (1.0 + sine)))
+
+
 def acos_or_nan(cosine: Any, slack: float = 0.0) -> Any:
     """acos (rad, in [0, pi]) of `cosine`, NaN where |cosine| > 1 + `slack` (no such angle;
     within the slack, the cosine is taken as +-1).

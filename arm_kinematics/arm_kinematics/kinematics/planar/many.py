@@ -30,7 +30,7 @@ import numpy as np
 from ..angles import wrap_angles
 from ..array_api import norm
 from ..types import Branch, IkArrays, IkStatus, branch_of
-from .branches import choose_branch
+from .branches import MARGIN_TIE, choose_branch
 from .closed_form import (
     HEADING_MATCH_TOLERANCE,
     NEAR_COINCIDENT,
@@ -165,7 +165,7 @@ def choose_many(arm: PlanarArm, elbows: Elbows, branch: Branch) -> Answers:
         has_other = down_ok & up_ok
     else:  # CLOSEST without a seed, MAX_LIMIT_MARGIN: the larger margin, up on a tie
         both = up_ok & down_ok
-        take_down = (down_ok & ~up_ok) | (both & (down_margin > up_margin))
+        take_down = (down_ok & ~up_ok) | (both & (down_margin > up_margin + MARGIN_TIE))
         take_up = up_ok & ~take_down
         has_other = both
     chosen = take_up | take_down

@@ -38,24 +38,14 @@ from typing import Any
 import numpy as np
 
 from ..angles import wrap_angle
-from ..planar.branches import joint_distance
+from ..planar.branches import MARGIN_TIE, joint_distance
 from ..planar.chain import as_number
 from ..planar.limits import shift_range
-from ..types import Branch, IkResult, IkStatus, branch_of, invalid_input
-from . import explain
+from ..types import Branch, IkArrays, IkResult, IkStatus, branch_of, invalid_input
+from . import explain, many
+from .many import FAILURE_ORDER, ROLL_MATCH_TOLERANCE
 from .model import SpatialChain, outward_angles
 from .sides import Attempt, Side
-
-ROLL_MATCH_TOLERANCE = 1e-9
-"""rad: how close a requested roll must be to 0 or pi on an arm without a wrist roll."""
-_ORDER = (
-    IkStatus.INVALID_INPUT,
-    IkStatus.TOO_FAR,
-    IkStatus.TOO_CLOSE,
-    IkStatus.ORIENTATION_UNREACHABLE,
-    IkStatus.JOINT_LIMIT,
-)
-"""Failure statuses from farthest to nearest to a solution, for choosing which side reports."""
 
 Joints = tuple[float, ...]
 
@@ -317,9 +307,10 @@ class SpatialArm(SpatialChain):
         if fitted is None and roll is None:  # 0 outside the limits: the middle of them
             fitted = 0.5 * (self.roll_limits[0] + self.roll_limits[1])
         if fitted is None:
-            return explain.roll_limit_text(
+            text = explain.roll_limit_text(
                 self.joint_names[-1], wanted, self.roll_limits, side.name
             )
+            return IkResult(IkStatus.JOINT_LIMIT, None, text)
         return fitted
 
     def _joints(self, side: Side, planar: Sequence[float], roll_joint: float) -> Joints:
@@ -333,7 +324,12 @@ class SpatialArm(SpatialChain):
         if len(solved) == 1:
             return solved[0]
         if branch is Branch.MAX_LIMIT_MARGIN:
-            return max(solved, key=lambda a: self.limit_margin(a.result.joints))
+            margins = [self.limit_margin(a.result.joints) for a in solved]
+            best = 0  # the first on a tie
+            for index, margin in enumerate(margins):
+                if margin > margins[best] + MARGIN_TIE:
+                    best = index
+            return solved[best]
         if current is not None:
             kinds = self.joint_kinds
             return min(solved, key=lambda a: joint_distance(a.result.joints, current, kinds))
@@ -369,6 +365,72 @@ class SpatialArm(SpatialChain):
         return min(margin, *(min(q - lo, hi - q) for q, (lo, hi) in pairs))
 
     # --- many targets -----------------------------------------------------------------------
+
+    def solve_many(
+        self,
+        targets: Any,
+        branch: Branch | int = Branch.CLOSEST,
+        current: Any = None,
+        *,
+        chain: bool = False,
+    ) -> IkArrays:
+        """`solve` for N targets at once, on numpy arrays: the same answer for each target.
+
+        Args:
+            targets: (N, 3) rows (x, y, z), (N, 4) rows (x, y, z, pitch) or (N, 5) rows
+                (x, y, z, pitch, roll): m and rad (outward), the base frame.
+            branch: the branch rule of every row.
+            current: None; one pose (n joint angles, rad) that seeds every row; or (N, n), one
+                seed per row. With `chain`, None or one pose: the first row's seed, each later
+                row seeded by the previous solution (the last one found), as `solve_chain`.
+
+        Returns:
+            `IkArrays` (see `PlanarArm.solve_many`); a wrong shape of `targets` raises
+            ValueError. What runs on arrays and what row by row: `many.py`.
+
+        >>> arm = SpatialArm((0.1, 0.08), shoulder_height=0.05)
+        >>> answers = arm.solve_many([[0.0, 0.1, 0.13], [1.0, 0.0, 0.0]], Branch.ELBOW_DOWN)
+        >>> answers.status.tolist(), [round(math.degrees(q), 6) + 0.0 for q in answers.joints[0]]
+        ([0, 2], [90.0, 0.0, 90.0])
+        """
+        rows = np.asarray(targets, dtype=float)
+        if rows.ndim != 2 or not 3 <= rows.shape[1] <= 5:
+            raise ValueError(
+                f"targets of shape {rows.shape} must be (N, 3), (N, 4) or (N, 5) rows "
+                "(x, y, z[, pitch[, roll]], m and rad)"
+            )
+        pitch = rows[:, 3] if rows.shape[1] > 3 else None
+        roll = rows[:, 4] if rows.shape[1] > 4 else None
+        return many.solve_many(self, rows[:, :3], pitch, roll, None, branch, current, chain)
+
+    def solve_rotation_many(
+        self,
+        positions: Any,
+        rotations: Any,
+        branch: Branch | int = Branch.CLOSEST,
+        current: Any = None,
+        *,
+        chain: bool = False,
+    ) -> IkArrays:
+        """`solve_rotation` for N targets at once: `positions` (N, 3) (m) and `rotations`
+        (N, 3, 3) of the tool in the base frame; the rest as `solve_many`.
+
+        >>> from arm_kinematics.kinematics.spatial.rotations import rot_y, rot_z
+        >>> arm = SpatialArm((0.1, 0.08, 0.04), has_roll=False)
+        >>> answers = arm.solve_rotation_many([[0.12, 0.0, 0.0]] * 2, [rot_y(0.3), rot_z(0.2)])
+        >>> [IkStatus(s).name for s in answers.status]
+        ['OK', 'ORIENTATION_UNREACHABLE']
+        """
+        points = np.asarray(positions, dtype=float)
+        matrices = np.asarray(rotations, dtype=float)
+        if points.ndim != 2 or points.shape[1] != 3 or matrices.shape != (len(points), 3, 3):
+            raise ValueError(
+                f"positions {points.shape} and rotations {matrices.shape} must be (N, 3) and "
+                "(N, 3, 3)"
+            )
+        return many.solve_many(self, points, None, None, matrices, branch, current, chain)
+
+    # --- chains -----------------------------------------------------------------------------
 
     def solve_chain(
         self,
@@ -448,7 +510,7 @@ def _checked_rotation(rotation: Any) -> np.ndarray | None:
 
 def _nearest_failure(attempts: list[Attempt], refused: list[tuple[str, float]]) -> IkResult:
     """The failure of the side nearest to a solution (the front on a tie), naming the other."""
-    rank = {status: index for index, status in enumerate(_ORDER)}
+    rank = {status: index for index, status in enumerate(FAILURE_ORDER)}
     best = max(attempts, key=lambda a: rank.get(a.result.status, -1))  # max keeps the first
     others = [a for a in attempts if a is not best]
     message = explain.failure_text(best.result.message, best.side, others, refused)

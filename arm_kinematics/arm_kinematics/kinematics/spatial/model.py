@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from ..angles import wrap_angle
-from ..array_api import array_namespace
+from ..angles import wrap
+from ..array_api import arcsin, array_namespace, clip, norm, where
 from ..planar.arm import PlanarArm
 from ..planar.chain import as_number, chain_frames
 from ..planar.limits import CONTINUOUS
@@ -68,31 +68,42 @@ def outward_angles(
     `yaw_if_on_axis`), so that rotation = Rz(psi) Ry(-pitch) Rx(roll) Rz(twist). `twist` is 0
     for every orientation a yaw-and-pitch arm can give; it is the part of a rotation no such
     arm gives (a turn about the tool's z axis). Of the two decompositions the one with the
-    smaller twist is returned.
+    smaller twist is returned. (`outward_angles_of` is the formula, for arrays too.)
 
     >>> pitch, roll, twist = outward_angles(0.0, -0.2, rot_z(-math.pi / 2) @ rot_y(math.pi / 2), 0)
     >>> round(math.degrees(pitch), 6), abs(roll) < 1e-12, abs(twist) < 1e-12  # straight down
     (-90.0, True, True)
     """
-    psi = math.atan2(y, x) if math.hypot(x, y) > 0.0 else yaw_if_on_axis
-    # m = Rz(-psi) @ rotation = Ry(a) Rx(b) Rz(c) with a = -pitch; only five of its entries
-    # are read, written out on floats (numpy's 3x3 products cost more than the rest here).
+    # Only five entries are read, as floats (numpy's 3x3 products cost more than the rest).
     (r00, r01, r02), (r10, r11, r12), (_, _, r22) = np.asarray(rotation, dtype=float).tolist()
-    cos_psi, sin_psi = math.cos(psi), math.sin(psi)
+    return outward_angles_of(x, y, (r00, r01, r02, r10, r11, r12, r22), yaw_if_on_axis)
+
+
+def outward_angles_of(x: Any, y: Any, entries: Sequence[Any], yaw_if_on_axis: Any) -> tuple:
+    """`outward_angles` from the rotation's entries (r00, r01, r02, r10, r11, r12, r22):
+    floats for one tool, arrays for many (`array_api`).
+
+    m = Rz(-psi) rotation = Ry(a) Rx(b) Rz(c), a = -pitch: a = atan2(m02, m22), b =
+    asin(-m12), c = atan2(m10, m11), and the other solution (a + pi, pi - b, c + pi).
+
+    >>> [round(v, 9) + 0.0 for v in outward_angles_of(0.2, 0.0, (1, 0, 0, 0, 1, 0, 1), 0.0)]
+    [0.0, 0.0, 0.0]
+    """
+    r00, r01, r02, r10, r11, r12, r22 = entries
+    xp = array_namespace(x, y, r00)
+    psi = where(norm(x, y) > 0.0, xp.atan2(y, x), yaw_if_on_axis)
+    cos_psi, sin_psi = xp.cos(psi), xp.sin(psi)
     m02 = cos_psi * r02 + sin_psi * r12
-    m10, m11, m12 = (
-        -sin_psi * r00 + cos_psi * r10,
-        -sin_psi * r01 + cos_psi * r11,
-        (-sin_psi * r02 + cos_psi * r12),
-    )
-    a = math.atan2(m02, r22)
-    b = math.asin(max(-1.0, min(1.0, -m12)))
-    c = math.atan2(m10, m11)
-    other = (wrap_angle(a + math.pi), wrap_angle(math.pi - b), wrap_angle(c + math.pi))
-    if abs(other[2]) < abs(c):
-        a, b, c = other
-    # + 0.0: never a negative zero
-    return wrap_angle(-a) + 0.0, wrap_angle(b) + 0.0, wrap_angle(c) + 0.0
+    m10 = -sin_psi * r00 + cos_psi * r10
+    m11 = -sin_psi * r01 + cos_psi * r11
+    m12 = -sin_psi * r02 + cos_psi * r12
+    a = xp.atan2(m02, r22)
+    b = arcsin(clip(-m12, -1.0, 1.0))
+    c = xp.atan2(m10, m11)
+    other_a, other_b, other_c = wrap(a + math.pi), wrap(math.pi - b), wrap(c + math.pi)
+    flip = abs(other_c) < abs(c)
+    a, b, c = where(flip, other_a, a), where(flip, other_b, b), where(flip, other_c, c)
+    return wrap(-a) + 0.0, wrap(b) + 0.0, wrap(c) + 0.0  # + 0.0: never a negative zero
 
 
 def outward_rotation(x: float, y: float, pitch: float, roll: float, yaw_if_on_axis: float):
