@@ -21,13 +21,13 @@ angle comes from atan2: no acos domain errors.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from ..angles import TAU, wrap_angle, wrap_angles
-from ..array_api import array_namespace
+from ..angles import TAU, wrap_angle
 
 HEADING_MATCH_TOLERANCE = 1e-10
 """m: a 2R arm meets a requested heading h at (x, y) when the elbow point (x, y) - L2 (cos h,
@@ -48,32 +48,31 @@ def triangle_cosine(a: Any, b: Any, opposite: Any) -> Any:
     return (a * a + b * b - opposite * opposite) / (2.0 * a * b)
 
 
-def elbow_sine(l1: float, l2: float, r: Any) -> Any:
+def elbow_sine(l1: float, l2: float, r: Any, xp: ModuleType = math) -> Any:
     """|sin theta_2| of the 2R chain (links `l1`, `l2`, m) whose tip is `r` m from the base, r
     within the ring |l1 - l2| <= r <= l1 + l2: the factored law of cosines (module docstring).
+    `xp`: `math` for floats, numpy for arrays (`array_api`).
 
     >>> round(elbow_sine(1.0, 0.8, math.hypot(1.0731, 1.2727)), 4), elbow_sine(1.0, 0.8, 1.8)
     (0.7071, 0.0)
     """
-    xp = array_namespace(r)
     outer, inner = l1 + l2, abs(l1 - l2)
     return xp.sqrt((outer - r) * (outer + r) * (r - inner) * (r + inner)) / (2.0 * l1 * l2)
 
 
 def two_link_angles(
-    l1: float, l2: float, x: Any, y: Any, sin_elbow: Any, cos_elbow: Any
+    l1: float, l2: float, x: Any, y: Any, sin_elbow: Any, cos_elbow: Any, xp: ModuleType = math
 ) -> tuple[Any, Any, Any, Any]:
     """Both elbows' joints (rad) of the 2R chain (links `l1`, `l2`, m) with its tip at (x, y)
     (m) and its elbow angle's sine and cosine (|theta_2|, from the law of cosines):
     (up shoulder, up elbow, down shoulder, down elbow). Elbow up has theta_2 <= 0, elbow down
     theta_2 >= 0; the shoulders in (-pi, pi], the elbows in [-pi, pi] (pi, not -pi, at full
-    fold; never -0.0).
+    fold; never -0.0). `xp`: `math` for floats, numpy for arrays.
 
     >>> up_1, up_2, down_1, down_2 = two_link_angles(1.0, 0.8, 1.0731, 1.2727, 0.7071, 0.7071)
     >>> [round(math.degrees(q), 1) for q in (down_1, down_2, up_1, up_2)]
     [30.0, 45.0, 69.7, -45.0]
     """
-    xp = array_namespace(x, y, sin_elbow)
     phi = xp.atan2(y, x)  # the direction of the target
     beta = xp.atan2(l2 * sin_elbow, l1 + l2 * cos_elbow)  # between link 1 and the target
     elbow = xp.atan2(sin_elbow, cos_elbow)  # |theta_2|, in [0, pi]
@@ -146,37 +145,35 @@ def two_link_ik_many(
     beyond, within = r > outer, r < inner
     solved = (r <= outer + edge_tolerance) & (r >= inner - edge_tolerance)
     on_ring = np.clip(r, inner, outer)
-    sin_elbow = elbow_sine(l1, l2, on_ring)
+    sin_elbow = elbow_sine(l1, l2, on_ring, np)
     cos_elbow = -triangle_cosine(l1, l2, on_ring)
     edge = beyond | within | (sin_elbow < NEAR_COINCIDENT)  # on the edge (up to rounding)
     cos_elbow = np.where(
         edge, np.where(beyond | (~within & (cos_elbow > 0.0)), 1.0, -1.0), cos_elbow
     )
     sin_elbow = np.where(edge, 0.0, sin_elbow)
-    return solved, two_link_angles(l1, l2, x, y, sin_elbow, cos_elbow), sin_elbow
+    return solved, two_link_angles(l1, l2, x, y, sin_elbow, cos_elbow, np), sin_elbow
 
 
-def wrist_point(x: Any, y: Any, heading: Any, l3: float) -> tuple[Any, Any]:
+def wrist_point(x: Any, y: Any, heading: Any, l3: float, xp: ModuleType = math) -> tuple[Any, Any]:
     """The wrist (start of the last link, length `l3` m) of a tip at (x, y) m with `heading`
-    rad.
+    rad (`xp`: `math` for floats, numpy for arrays).
 
     >>> wrist_point(1.0, 0.0, math.pi / 2, 0.5)
     (1.0, -0.5)
     """
-    xp = array_namespace(x, y, heading)
     return x - l3 * xp.cos(heading), y - l3 * xp.sin(heading)
 
 
-def last_joint(heading: Any, q1: Any, q2: Any) -> Any:
+def last_joint(heading: Any, q1: Any, q2: Any, wrap: Callable[[Any], Any] = wrap_angle) -> Any:
     """Joint 3 (rad, in (-pi, pi]) of a 3R chain whose first two joints are q1, q2 (rad) and
-    whose tool has `heading` (rad): the heading is the sum of the three.
+    whose tool has `heading` (rad): the heading is the sum of the three (`wrap`: `wrap_angle`
+    for floats, `wrap_angles` for arrays).
 
     >>> round(math.degrees(last_joint(math.radians(90), math.radians(30), math.radians(45))), 6)
     15.0
     """
-    if isinstance(heading, np.ndarray) or isinstance(q1, np.ndarray):
-        return wrap_angles(heading - q1 - q2)
-    return wrap_angle(heading - q1 - q2)
+    return wrap(heading - q1 - q2)
 
 
 def three_link_ik(
@@ -209,7 +206,9 @@ def three_link_ik(
     return up, down, sin_elbow
 
 
-def three_link_manipulability(lengths: tuple[float, float, float], joints: Sequence[Any]) -> Any:
+def three_link_manipulability(
+    lengths: tuple[float, float, float], joints: Sequence[Any], xp: ModuleType = math
+) -> Any:
     """sqrt(det(Jp Jp^T)) (m^2) of the 3R chain `lengths` (m) at relative `joints` (rad): the
     Yoshikawa manipulability of the tip's position (see `PlanarChain.manipulability`).
 
@@ -222,7 +221,8 @@ def three_link_manipulability(lengths: tuple[float, float, float], joints: Seque
         m_13 = L3 (L1 sin(theta_2 + theta_3) + L2 sin theta_3)
         m_23 = L2 L3 sin theta_3
 
-    It does not depend on theta_1, and is 0 only when all three links are in line.
+    It does not depend on theta_1, and is 0 only when all three links are in line. `xp`:
+    `math` for floats, numpy for arrays.
 
     >>> round(three_link_manipulability((1.0, 0.8, 0.3), (0.3, math.pi / 2, 0.0)), 12)
     1.140175425099
@@ -230,7 +230,6 @@ def three_link_manipulability(lengths: tuple[float, float, float], joints: Seque
     0.0
     """
     l1, l2, l3 = lengths
-    xp = array_namespace(*joints)
     sin_2, sin_3, sin_23 = xp.sin(joints[1]), xp.sin(joints[2]), xp.sin(joints[1] + joints[2])
     m_12 = l1 * (l2 * sin_2 + l3 * sin_23)
     m_13 = l3 * (l1 * sin_23 + l2 * sin_3)

@@ -91,7 +91,7 @@ def elbows_many(
     tolerance = arm.edge_tolerance
     if arm.n_joints == 3:
         assert heading is not None
-        wrist_x, wrist_y = wrist_point(x, y, heading, arm.link_lengths[2])
+        wrist_x, wrist_y = wrist_point(x, y, heading, arm.link_lengths[2], np)
         solved, (up_1, up_2, down_1, down_2), sin_elbow = two_link_ik_many(
             l1, l2, wrist_x, wrist_y, tolerance
         )
@@ -101,8 +101,8 @@ def elbows_many(
         failure = np.where(
             off_ring, ring_failure(r, arm.ring), IkStatus.ORIENTATION_UNREACHABLE
         ).astype(np.uint8)
-        up = [up_1, up_2, last_joint(heading, up_1, up_2)]
-        down = [down_1, down_2, last_joint(heading, down_1, down_2)]
+        up = [up_1, up_2, last_joint(heading, up_1, up_2, wrap_angles)]
+        down = [down_1, down_2, last_joint(heading, down_1, down_2, wrap_angles)]
         every = np.ones_like(solved)
         return Elbows(solved, failure, up, down, every, every, sin_elbow, sin_elbow == 0.0)
     solved, (up_1, up_2, down_1, down_2), sin_elbow = two_link_ik_many(l1, l2, x, y, tolerance)
@@ -122,7 +122,7 @@ def _match_heading(
     """Step 2 of a 2R arm with a heading (`PlanarArm._heading_elbows` on arrays): the elbow
     that has the heading, or ORIENTATION_UNREACHABLE; in place."""
     l1, l2 = arm.link_lengths
-    elbow_x, elbow_y = wrist_point(x, y, heading, l2)
+    elbow_x, elbow_y = wrist_point(x, y, heading, l2, np)
     r = np.sqrt(x * x + y * y)
     inner, outer = arm.ring_12
     outside = np.maximum(0.0, np.maximum(r - outer, inner - r))
@@ -149,6 +149,23 @@ def choose_many(arm: PlanarArm, elbows: Elbows, branch: Branch) -> Answers:
     limits (2 pi shifts nearest 0), the branch rule (`choose_branch` without `current`: the
     requested elbow, else the feasible one, else the larger limit margin, elbow up on a tie),
     JOINT_LIMIT where it leaves none, SINGULAR below the singularity margin, else OK."""
+    take_up, take_down, has_other, up_fit, down_fit = branch_rule(arm, elbows, branch)
+    joints = [np.where(take_down, d, u) for u, d in zip(up_fit, down_fit, strict=True)]
+    other = [np.where(take_down, u, d) for u, d in zip(up_fit, down_fit, strict=True)]
+    sin_elbow = elbows.sin_elbow
+    status = np.where(sin_elbow < arm.singularity_margin, IkStatus.SINGULAR, IkStatus.OK)
+    status = np.where(take_up | take_down, status, IkStatus.JOINT_LIMIT)
+    status = np.where(elbows.solved, status, elbows.failure).astype(np.uint8)
+    solved = status <= IkStatus.SINGULAR
+    manipulability = _manipulability(arm, joints, sin_elbow) * solved
+    return Answers(status, joints, other, has_other & solved, manipulability)
+
+
+def branch_rule(
+    arm: PlanarArm, elbows: Elbows, branch: Branch
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Columns, Columns]:
+    """Steps 4-5 for rows without a seed: (where elbow up is taken, where elbow down is, where
+    the other one is feasible too, both elbows moved into the limits)."""
     up_fit, up_ok, up_margin = _within_limits(arm, elbows.up, elbows.has_up & elbows.solved)
     down_fit, down_ok, down_margin = _within_limits(
         arm, elbows.down, elbows.has_down & elbows.solved
@@ -168,22 +185,7 @@ def choose_many(arm: PlanarArm, elbows: Elbows, branch: Branch) -> Answers:
         take_down = (down_ok & ~up_ok) | (both & (down_margin > up_margin + MARGIN_TIE))
         take_up = up_ok & ~take_down
         has_other = both
-    chosen = take_up | take_down
-    joints = [np.where(take_down, d, u) for u, d in zip(up_fit, down_fit, strict=True)]
-    other = [np.where(take_down, u, d) for u, d in zip(up_fit, down_fit, strict=True)]
-    sin_elbow = elbows.sin_elbow
-    status = np.where(
-        ~elbows.solved,
-        elbows.failure,
-        np.where(
-            ~chosen,
-            IkStatus.JOINT_LIMIT,
-            np.where(sin_elbow < arm.singularity_margin, IkStatus.SINGULAR, IkStatus.OK),
-        ),
-    ).astype(np.uint8)
-    solved = status <= IkStatus.SINGULAR
-    manipulability = _manipulability(arm, joints, sin_elbow) * solved
-    return Answers(status, joints, other, has_other & solved, manipulability)
+    return take_up, take_down, has_other, up_fit, down_fit
 
 
 def _within_limits(
@@ -202,7 +204,7 @@ def _manipulability(arm: PlanarArm, joints: Columns, sin_elbow: np.ndarray) -> n
     """As `PlanarArm._choose`: L1 L2 |sin joint 2| for 2R, the 3R formula for 3R (m^2)."""
     if arm.n_joints == 2:
         return arm.link_lengths[0] * arm.link_lengths[1] * sin_elbow
-    return three_link_manipulability(arm.link_lengths, joints)
+    return three_link_manipulability(arm.link_lengths, joints, np)
 
 
 def choose_row(
@@ -237,53 +239,58 @@ def choose_row(
 # --- 3R without a heading ---------------------------------------------------------------------
 
 
-def nearest_headings(
-    arm: PlanarArm, x: np.ndarray, y: np.ndarray, branch: Branch
-) -> tuple[np.ndarray, np.ndarray]:
-    """The heading of every unseeded 3R row without one (`PlanarArm.nearest_feasible_heading`
-    on arrays): (heading, status), the status a ring failure, JOINT_LIMIT where no heading is
-    feasible, else OK (the heading is to be solved)."""
-    count = len(x)
+def solve_free_heading(arm: PlanarArm, x: np.ndarray, y: np.ndarray, branch: Branch) -> Answers:
+    """Unseeded 3R rows without a heading (`PlanarArm._solve_free_heading` without `current`,
+    on arrays): off the ring a ring failure; else solved at the heading pointing away from the
+    base (or the nearest reachable one); where that has no solution, at the feasible limit
+    heading nearest it (`nearest_heading`), or JOINT_LIMIT where none is feasible."""
     r = norm(x, y)
     inner, outer = arm.ring
     tolerance = arm.edge_tolerance
     phi, delta_lo, _ = heading_band(arm.link_lengths, x, y, tolerance)
     off_ring = (r < inner - tolerance) | (r > outer + tolerance) | np.isnan(delta_lo)
-    status = np.where(off_ring, ring_failure(r, arm.ring), IkStatus.OK).astype(np.uint8)
     lo = np.where(off_ring, 0.0, delta_lo)
-    heading = wrap_angles(phi + lo)  # pointing away from the base, or the nearest reachable
-    open_rows = np.flatnonzero(~off_ring)
-    feasible = np.zeros(count, dtype=bool)
-    feasible[open_rows] = _feasible(arm, x[open_rows], y[open_rows], heading[open_rows], branch)
-    rest = np.flatnonzero(~off_ring & ~feasible)
+    away = wrap_angles(phi + lo)  # pointing away from the base, or the nearest reachable
+    answers = choose_many(arm, elbows_many(arm, x, y, away, branch), branch)
+    answers.status = np.where(off_ring, ring_failure(r, arm.ring), answers.status)
+    rest = np.flatnonzero(~off_ring & (answers.status > IkStatus.SINGULAR))
     if rest.size:
         rx, ry, rphi, rlo = x[rest], y[rest], phi[rest], lo[rest]
         candidates = arm.free_heading_candidates(rx, ry, rphi, rlo)
         table = np.stack(candidates, axis=-1)  # (rows, candidates)
         finite = np.isfinite(table)
+        finite[:, 0] = False  # the away heading failed already
         wrapped = wrap_angles(np.where(finite, table, 0.0))
-        ok = _feasible(
-            arm,
-            np.repeat(rx, table.shape[1]),
-            np.repeat(ry, table.shape[1]),
-            wrapped.ravel(),
-            branch,
-        ).reshape(table.shape)
-        ok &= finite
-        ok[:, 0] = False  # the away heading failed already
+        row, column = np.nonzero(finite)  # only the headings that exist
+        ok = np.zeros(table.shape, dtype=bool)
+        ok[row, column] = _feasible(arm, rx[row], ry[row], wrapped[row, column], branch)
         index = nearest_heading(rphi, candidates, list(ok.T))
         found = index >= 0
-        heading[rest] = np.where(found, wrapped[np.arange(rest.size), np.maximum(index, 0)], 0.0)
-        status[rest] = np.where(found, IkStatus.OK, IkStatus.JOINT_LIMIT)
-    return heading, status
+        heading = wrapped[np.arange(rest.size), np.maximum(index, 0)]
+        again = choose_many(arm, elbows_many(arm, rx, ry, heading, branch), branch)
+        again.status = np.where(found, again.status, IkStatus.JOINT_LIMIT)
+        _merge(answers, rest, again)
+    answers.status = answers.status.astype(np.uint8)
+    return answers
+
+
+def _merge(answers: Answers, rows: np.ndarray, part: Answers) -> None:
+    """Put the answers `part` of `rows` into `answers`, in place."""
+    answers.status[rows] = part.status
+    for whole, piece in ((answers.joints, part.joints), (answers.other, part.other)):
+        for column, values in zip(whole, piece, strict=True):
+            column[rows] = values
+    answers.has_other[rows] = part.has_other
+    answers.manipulability[rows] = part.manipulability
 
 
 def _feasible(
     arm: PlanarArm, x: np.ndarray, y: np.ndarray, heading: np.ndarray, branch: Branch
 ) -> np.ndarray:
     """Where the unseeded solve with `heading` (rad) has a solution (OK or SINGULAR)."""
-    answers = choose_many(arm, elbows_many(arm, x, y, heading, branch), branch)
-    return answers.status <= IkStatus.SINGULAR
+    elbows = elbows_many(arm, x, y, heading, branch)
+    take_up, take_down, _, _, _ = branch_rule(arm, elbows, branch)
+    return elbows.solved & (take_up | take_down)
 
 
 # --- the whole solve --------------------------------------------------------------------------
@@ -301,40 +308,44 @@ def solve_many(arm: PlanarArm, targets: Any, branch: Any, current: Any, chain: b
     if checked is None or n > 3:
         valid[:] = False
     rule = checked if checked is not None else Branch.CLOSEST
-    x, y = np.where(valid, rows[:, 0], 0.0), np.where(valid, rows[:, 1], 0.0)
-    heading = np.where(valid, rows[:, 2], 0.0) if rows.shape[1] == 3 else None
     out = Output(count, n)
     out.status[~valid] = IkStatus.INVALID_INPUT
     todo = np.flatnonzero(valid)
     unseeded = todo[~seeds.given[todo]] if not chain else todo[:0]
     in_order = todo if chain else todo[seeds.given[todo]]
-    if n == 3 and heading is None:
-        free_heading, free_status = nearest_headings(arm, x[unseeded], y[unseeded], rule)
-        out.put(unseeded, _solve_at(arm, x[unseeded], y[unseeded], free_heading, rule))
-        out.status[unseeded] = np.where(
-            free_status == IkStatus.OK, out.status[unseeded], free_status
-        )
+    x, y = rows[:, 0], rows[:, 1]
+    heading = rows[:, 2] if rows.shape[1] == 3 else None
+    out.put(unseeded, solve_unseeded(arm, x[unseeded], y[unseeded], _at(heading, unseeded), rule))
+    if n == 3 and heading is None:  # the least motion from a seed: a search per row
 
         def solve_row(index: int, seed: tuple[float, ...] | None) -> tuple:
             result = arm._solve(float(x[index]), float(y[index]), None, rule, seed)
             return result.status, result.joints, result.alternative, result.manipulability
 
-    else:
-        elbows = elbows_many(arm, x, y, heading, rule)
-        out.put(unseeded, choose_many(arm, subset(elbows, unseeded), rule))
+    else:  # both elbows of every row at once, the choice row by row
+        elbows = elbows_many(arm, x[in_order], y[in_order], _at(heading, in_order), rule)
+        position = {index: place for place, index in enumerate(in_order.tolist())}
 
         def solve_row(index: int, seed: tuple[float, ...] | None) -> tuple:
-            return choose_row(arm, elbows, index, rule, seed)
+            return choose_row(arm, elbows, position[index], rule, seed)
 
     out.put_in_order(in_order, seeds, chain, solve_row)
     return out.arrays(seeds, lambda i: arm.solve(*_target(rows[i]), branch, seeds.row(i, current)))
 
 
-def _solve_at(
-    arm: PlanarArm, x: np.ndarray, y: np.ndarray, heading: np.ndarray, branch: Branch
+def solve_unseeded(
+    arm: PlanarArm, x: np.ndarray, y: np.ndarray, heading: np.ndarray | None, branch: Branch
 ) -> Answers:
-    """The unseeded solve of 3R rows at the headings chosen for them."""
+    """Every row of finite targets without a seed, on arrays: a 3R arm without a heading takes
+    its heading by `solve_free_heading`, then steps 2-6."""
+    if arm.n_joints == 3 and heading is None:
+        return solve_free_heading(arm, x, y, branch)
     return choose_many(arm, elbows_many(arm, x, y, heading, branch), branch)
+
+
+def _at(column: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
+    """`column[rows]`, or None without a column."""
+    return None if column is None else column[rows]
 
 
 def _target(row: np.ndarray) -> tuple[float, float, float | None]:

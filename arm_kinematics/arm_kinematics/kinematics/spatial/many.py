@@ -26,7 +26,7 @@ import numpy as np
 from ..angles import TAU, wrap_angles
 from ..array_api import norm
 from ..planar.branches import MARGIN_TIE
-from ..planar.many import Answers, Output, Seeds
+from ..planar.many import Answers, Output, Seeds, solve_unseeded
 from ..types import Branch, IkArrays, IkStatus, branch_of
 from .model import outward_angles_of
 
@@ -69,10 +69,15 @@ def rotations_ok(rotations: np.ndarray) -> np.ndarray:
     """(N,) True where a 3x3 matrix of `rotations` (N, 3, 3) is a rotation: finite,
     orthonormal rows to 1e-6, determinant +1 (as `arm._checked_rotation`)."""
     finite = np.isfinite(rotations).all(axis=(1, 2))
-    matrices = np.where(finite[:, None, None], rotations, 0.0)
-    gram = matrices @ np.swapaxes(matrices, 1, 2)
-    orthonormal = (np.abs(gram - np.eye(3)) <= 1e-6).all(axis=(1, 2))
-    return finite & orthonormal & (np.linalg.det(matrices) >= 0.0)
+    rows = [np.where(finite, rotations[:, i, :].T, 0.0) for i in range(3)]  # 3 x (3, N)
+    ok = finite
+    for k in range(3):
+        for m in range(k, 3):
+            dot = rows[k][0] * rows[m][0] + rows[k][1] * rows[m][1] + rows[k][2] * rows[m][2]
+            ok &= np.abs(dot - (1.0 if k == m else 0.0)) <= 1e-6
+    (a, b, c), (d, e, f), (g, h, i) = rows
+    determinant = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    return ok & (determinant >= 0.0)
 
 
 def solve_many(
@@ -187,48 +192,65 @@ def _sides(arm: SpatialArm, rows: _Rows) -> tuple[_Side, _Side, np.ndarray]:
 
 def _solve_unseeded(arm: SpatialArm, rows: _Rows) -> Answers:
     """Steps 2-6 of `SpatialArm._solve` for rows without a seed, on arrays."""
+    count, n = len(rows.x), arm.n_joints
     front, back, on_axis = _sides(arm, rows)
-    refused = rows.status != IkStatus.OK
-    yaw_limited = ~front.fits & ~back.fits
-    status = np.where(refused, rows.status, np.where(yaw_limited, IkStatus.YAW_LIMIT, 0))
+    yaw_limited = (rows.status == IkStatus.OK) & ~front.fits & ~back.fits
+    status = np.where(yaw_limited, IkStatus.YAW_LIMIT, rows.status)
     if rows.roll is not None and not arm.has_roll:
-        roll_front = np.abs(wrap_angles(rows.roll)) <= ROLL_MATCH_TOLERANCE
-        roll_back = np.abs(wrap_angles(rows.roll - math.pi)) <= ROLL_MATCH_TOLERANCE
-        front.fits &= roll_front
-        back.fits &= roll_back
-        no_roll = (status == 0) & ~front.fits & ~back.fits
+        front.fits &= np.abs(wrap_angles(rows.roll)) <= ROLL_MATCH_TOLERANCE
+        back.fits &= np.abs(wrap_angles(rows.roll - math.pi)) <= ROLL_MATCH_TOLERANCE
+        no_roll = (status == IkStatus.OK) & ~front.fits & ~back.fits
         status = np.where(no_roll, IkStatus.ORIENTATION_UNREACHABLE, status)
-    open_rows = status == 0
-    first = _attempt(arm, rows, front, open_rows & front.fits)
+    open_rows = status == IkStatus.OK
+    first_rows = np.flatnonzero(open_rows & front.fits)
+    first = _attempt(arm, rows, front, first_rows)
+    first_status = np.full(count, IkStatus.INVALID_INPUT, dtype=np.uint8)
+    first_status[first_rows] = first.status
     both = rows.branch is Branch.MAX_LIMIT_MARGIN
-    need_back = open_rows & back.fits & (both | ~front.fits | (first.status > IkStatus.SINGULAR))
-    second = _attempt(arm, rows, back, need_back)
-    first_ok = front.fits & (first.status <= IkStatus.SINGULAR) & open_rows
-    second_ok = need_back & (second.status <= IkStatus.SINGULAR)
+    need_back = open_rows & back.fits & (both | (first_status > IkStatus.SINGULAR))
+    second_rows = np.flatnonzero(need_back)
+    second = _attempt(arm, rows, back, second_rows)
+    second_status = np.full(count, IkStatus.INVALID_INPUT, dtype=np.uint8)
+    second_status[second_rows] = second.status
+    first_ok = first_status <= IkStatus.SINGULAR
+    second_ok = need_back & (second_status <= IkStatus.SINGULAR)
     if both:
-        margin_first = np.where(first_ok, _margin(arm, first.joints), -np.inf)
-        margin_second = np.where(second_ok, _margin(arm, second.joints), -np.inf)
-        take_second = second_ok & (~first_ok | (margin_second > margin_first + MARGIN_TIE))
+        margin = np.full((2, count), -np.inf)
+        margin[0, first_rows] = _margin(arm, first.joints)
+        margin[1, second_rows] = _margin(arm, second.joints)
+        take_second = second_ok & (~first_ok | (margin[1] > margin[0] + MARGIN_TIE))
     else:
         take_second = second_ok & ~first_ok
-    take_first = first_ok & ~take_second
-    solved = take_first | take_second
+    solved = first_ok | take_second
     # No side solves: the failure nearest to a solution (the first side on a tie).
-    rank_first = np.where(open_rows & front.fits, _rank(first.status), -1)
-    rank_second = np.where(need_back, _rank(second.status), -1)
-    failure = np.where(rank_second > rank_first, second.status, first.status)
+    rank_first = np.where(open_rows & front.fits, _rank(first_status), -1)
+    rank_second = np.where(need_back, _rank(second_status), -1)
+    failure = np.where(rank_second > rank_first, second_status, first_status)
     status = np.where(open_rows & ~solved, failure, status)
-    joints = [np.where(take_second, b, a) for a, b in zip(first.joints, second.joints, strict=True)]
-    other = [np.where(take_second, b, a) for a, b in zip(first.other, second.other, strict=True)]
-    has_other = np.where(take_second, second.has_other, first.has_other) & solved
-    planar_status = np.where(take_second, second.status, first.status)
+    answer = Answers(
+        np.where(take_second, second_status, first_status),
+        [np.zeros(count) for _ in range(n)],
+        [np.zeros(count) for _ in range(n)],
+        np.zeros(count, dtype=bool),
+        np.zeros(count),
+    )
+    for side, side_rows in ((first, first_rows), (second, second_rows)):
+        chosen = (take_second if side is second else ~take_second)[side_rows]
+        rows_taken, taken = side_rows[chosen], np.flatnonzero(chosen)
+        for column, values in ((answer.joints, side.joints), (answer.other, side.other)):
+            for i in range(n):
+                column[i][rows_taken] = values[i][taken]
+        answer.has_other[rows_taken] = side.has_other[taken]
+        answer.manipulability[rows_taken] = side.manipulability[taken]
     rho = norm(rows.x, rows.y)
     near = on_axis | (rho < arm.singularity_margin * arm.reach)
-    status = np.where(solved, np.where(near, IkStatus.SINGULAR, planar_status), status).astype(
-        np.uint8
-    )
-    manipulability = rho * np.where(take_second, second.manipulability, first.manipulability)
-    return Answers(status, joints, other, has_other, manipulability * solved)
+    planar_status = answer.status
+    answer.status = np.where(
+        solved, np.where(near, IkStatus.SINGULAR, planar_status), status
+    ).astype(np.uint8)
+    answer.has_other &= solved
+    answer.manipulability = rho * answer.manipulability * solved
+    return answer
 
 
 def _rank(status: np.ndarray) -> np.ndarray:
@@ -260,39 +282,31 @@ class _Attempt:
         self.has_other, self.manipulability = has_other, manipulability
 
 
-def _attempt(arm: SpatialArm, rows: _Rows, side: _Side, tried: np.ndarray) -> _Attempt:
-    """The vertical plane solved on `side` for the `tried` rows (`SpatialArm._attempt`):
-    the planar core's answer, then the roll joint; joints in joint order."""
-    count, n, k = len(rows.x), arm.n_joints, arm.n_pitch
-    status = np.full(count, IkStatus.INVALID_INPUT, dtype=np.uint8)
-    joints = [np.zeros(count) for _ in range(n)]
-    other = [np.zeros(count) for _ in range(n)]
-    has_other = np.zeros(count, dtype=bool)
-    manipulability = np.zeros(count)
-    index = np.flatnonzero(tried)
-    if index.size == 0:
-        return _Attempt(status, joints, other, has_other, manipulability)
+def _attempt(arm: SpatialArm, rows: _Rows, side: _Side, index: np.ndarray) -> Answers:
+    """The vertical plane solved on `side` for the rows `index` (`SpatialArm._attempt`):
+    the planar core's answer, then the roll joint; joints in joint order, for those rows."""
     chain: PlanarArm = arm.vertical_back if side.back else arm.vertical
-    targets = [side.planar_x[index], rows.z[index] - arm.shoulder_height]
+    heading = None
     if rows.pitch is not None:  # the planar heading: the last straight link's angle
         delta = arm.link_angle_offsets[-1]
         pitch = rows.pitch[index]
-        targets.append(wrap_angles(pitch - delta if side.back else pitch + delta))
-    planar = chain.solve_many(np.stack(targets, axis=-1), rows.branch)
+        heading = wrap_angles(pitch - delta if side.back else pitch + delta)
+    planar_x, planar_z = side.planar_x[index], rows.z[index] - arm.shoulder_height
+    planar = solve_unseeded(chain, planar_x, planar_z, heading, rows.branch)
     roll, roll_ok = _roll_joint(arm, rows, side, index)
     planar_ok = planar.status <= IkStatus.SINGULAR
-    status[index] = np.where(planar_ok & ~roll_ok, IkStatus.JOINT_LIMIT, planar.status)
+    status = np.where(planar_ok & ~roll_ok, IkStatus.JOINT_LIMIT, planar.status)
     yaw = side.yaw[index]
-    for column, values in ((joints, planar.joints), (other, planar.alternative)):
-        phis = [values[:, i] for i in range(k)]
+    columns = []
+    for phis in (planar.joints, planar.other):
         if side.back:  # seen from behind: pi - phi_1, the others change sign
             phis = [math.pi - phis[0], *(-phi for phi in phis[1:])]
         pitches = [phi - shift for phi, shift in zip(phis, arm._planar_shifts(), strict=True)]
-        for i, value in enumerate([yaw, *pitches, *([roll] if arm.has_roll else [])]):
-            column[i][index] = value
-    has_other[index] = planar.has_alternative
-    manipulability[index] = planar.manipulability
-    return _Attempt(status, joints, other, has_other, manipulability)
+        columns.append([yaw, *pitches, *([roll] if arm.has_roll else [])])
+    return Answers(
+        status.astype(np.uint8), columns[0], columns[1], planar.has_other,
+        planar.manipulability,
+    )  # fmt: skip
 
 
 def _roll_joint(
