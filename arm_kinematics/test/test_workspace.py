@@ -12,11 +12,7 @@ from visualization_msgs.msg import Marker
 
 from arm_kinematics.config import ArmConfig, default_config_path
 from arm_kinematics.kinematics import IkStatus, PlanarArm, workspace
-from arm_kinematics.kinematics.workspace import (
-    DEFAULT_HEADINGS,
-    near_singular_tips,
-    reachable_region,
-)
+from arm_kinematics.kinematics.workspace import near_singular_tips, reachable_region
 from arm_kinematics.nodes.ik.markers import region_markers, workspace_markers
 
 
@@ -49,10 +45,14 @@ def in_or_next_to(region: workspace.ReachableRegion, mask: np.ndarray, x: float,
     )
 
 
+HEADINGS = 72
+"""Headings over a full turn that the brute force below tries."""
+
+
 def solves_for_some_heading(arm: PlanarArm, x: float, y: float) -> bool:
     if arm.solve(x, y).ok:
         return True
-    headings = np.linspace(-math.pi, math.pi, DEFAULT_HEADINGS, endpoint=False)
+    headings = np.linspace(-math.pi, math.pi, HEADINGS, endpoint=False)
     return arm.n_joints > 2 and any(arm.solve(x, y, float(h)).ok for h in headings)
 
 

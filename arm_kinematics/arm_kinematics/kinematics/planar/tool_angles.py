@@ -281,10 +281,16 @@ class _Motion:
 
     def __init__(self, chain: PlanarChain, x: float, y: float, elbow: int, current: Joints):
         self.chain, self.x, self.y, self.elbow, self.current = chain, x, y, elbow, current
+        self._known: dict[float, Joints | None] = {}
 
     def joints(self, heading: float) -> Joints | None:
         """The elbow's joints at `heading`, moved by 2 pi into the limits nearest `current`
-        (as the solve does); None off the ring."""
+        (as the solve does); None off the ring. Each heading's are computed once."""
+        if heading not in self._known:
+            self._known[heading] = self._joints(heading)
+        return self._known[heading]
+
+    def _joints(self, heading: float) -> Joints | None:
         lengths, tolerance = self.chain.link_lengths, self.chain.edge_tolerance
         elbows = three_link_ik(lengths, self.x, self.y, heading, tolerance)
         if elbows is None:
@@ -489,26 +495,34 @@ def _near_current(
     """The least motion near current's own heading `held` (rad), when it is sure to be the
     least: (heading, elbow), or None to search every piece.
 
-    On the first elbow feasible at `held`: Newton's method from `held` for where the motion's
-    slope is 0, and the limit headings (and band ends) near `held` where that elbow is
-    feasible; the least motion D among them. Sure when every heading within sqrt(3) D of
-    `held` (the only ones that could move less) was among them, i.e. the motion has one
-    least point between the limit headings there, and the other elbows are farther than D
-    (`_elbow_gap`)."""
+    On the first elbow feasible at `held`: `current` itself when it reaches the target (no
+    motion at all); else Newton's method from `held` for where the motion's slope is 0, D
+    the motion there. Only headings within sqrt(3) D of `held` could move less (the heading
+    is the sum of the joints); it is sure when that window is small (NEAR) and, across it,
+    the elbow stays within its limits and on the ring (`_clear`), or else when the limit
+    headings in it, where that elbow is feasible, are among the candidates; and the other
+    elbows are farther than D (`_elbow_gap`)."""
     for index, elbow in enumerate(elbows):
         motion = _Motion(chain, x, y, elbow, current)
         held_joints = motion.joints(held)
         if held_joints is None or not _within_limits(chain, held_joints):
             continue
         found = [(motion.cost(held), held)]
+        if found[0][0] == 0.0:  # current reaches the target: nothing moves less
+            return wrap_angle(held), elbow
         heading = _newton_from(motion, held)
         if heading is not None:
             joints = motion.joints(heading)
             if joints is not None and _within_limits(chain, joints):
                 found.append((motion.cost(heading), heading))
-        window = SQRT_3 * math.sqrt(min(found)[0]) + 1e-9
+        cost, heading = min(found)
+        window = SQRT_3 * math.sqrt(cost) + 1e-9
         if window > NEAR:
             return None
+        if any(_elbow_gap(chain, other, current) ** 2 < cost for other in elbows[index + 1 :]):
+            return None
+        if heading != held and _clear(chain, motion, (held, heading), window):
+            return wrap_angle(heading), elbow
         phi, delta_lo, delta_hi = heading_band(chain.link_lengths, x, y, chain.edge_tolerance)
         ends = (phi + delta_lo, phi - delta_lo, phi + delta_hi, phi - delta_hi)
         for cut in (*limit_headings(chain, x, y), *ends):
@@ -517,22 +531,42 @@ def _near_current(
                 if joints is not None and _within_limits(chain, joints):
                     found.append((motion.cost(cut), cut))
         cost, heading = min(found)
-        if any(_elbow_gap(chain, other, current) ** 2 < cost for other in elbows[index + 1 :]):
-            return None
         return wrap_angle(heading), elbow
     return None
 
 
+def _clear(chain: PlanarChain, motion: _Motion, headings: Sequence[float], window: float) -> bool:
+    """True when, within `window` rad of each of `headings`, the elbow's joints keep clear of
+    their limits and its wrist of the ring's edges: at both headings each limit margin is
+    more than twice what the joints' rates (`joint_rates`) move in the window, the wrist's
+    distance from the edges more than twice L3 times it, and the elbow well bent."""
+    l1, l2, l3 = chain.link_lengths
+    inner, outer = abs(l1 - l2), l1 + l2
+    for heading in headings:
+        joints = motion.joints(heading)
+        if joints is None or abs(math.sin(joints[1])) < 0.05:
+            return False
+        first, _ = joint_rates(chain.link_lengths, joints)
+        moved = 2.0 * window * sum(abs(rate) for rate in first)
+        if chain.limit_margin(joints) <= moved:
+            return False
+        wrist = norm(motion.x - l3 * math.cos(heading), motion.y - l3 * math.sin(heading))
+        if min(wrist - inner, outer - wrist) <= 2.0 * window * l3:
+            return False
+    return True
+
+
 def _newton_from(motion: _Motion, heading: float) -> float | None:
-    """Where the slope of the motion is 0, by Newton's method from `heading` (rad); None when
-    it does not settle within 12 steps or meets a non-convex stretch."""
+    """Where the slope of the motion is 0, by Newton's method from `heading` (rad), to 1e-10
+    rad (the motion is flat there: 1e-20 rad^2 off the least); None when it does not settle
+    within 12 steps or meets a non-convex stretch."""
     for _ in range(12):
         slope, curvature = motion.slope(heading)
         if not (math.isfinite(slope) and curvature > 0.0):
             return None
         step = slope / curvature
         heading -= step
-        if abs(step) < 1e-12:
+        if abs(step) < 1e-10:
             return heading
     return None
 

@@ -145,6 +145,14 @@ class SpatialArm(SpatialChain):
         self, x: Any, y: Any, z: Any, pitch: Any, roll: Any, branch: Any, current: Any
     ) -> tuple | IkResult:
         """The request as floats, a Branch and a checked `current`, or its INVALID_INPUT."""
+        if (
+            type(x) is float and type(y) is float and type(z) is float
+            and (pitch is None or type(pitch) is float) and (roll is None or type(roll) is float)
+            and isinstance(branch, Branch) and current is None
+            and math.isfinite(x + y + z + (pitch or 0.0) + (roll or 0.0))
+            and (roll is None or pitch is not None)
+        ):  # fmt: skip
+            return x, y, z, pitch, roll, branch, None  # the common case, checked at once
         values = [as_number(v) for v in (x, y, z)]
         if any(v is None or not math.isfinite(v) for v in values):
             return invalid_input(f"target ({x}, {y}, {z}) must be three finite numbers (m)")
@@ -277,7 +285,7 @@ class SpatialArm(SpatialChain):
             planar_current = self.planar_joints(self.split(current)[1])
             if side.back:
                 planar_current = self.mirror(planar_current)
-        planar = chain.solve(
+        planar = chain.solve_checked(
             side.planar_x, z - self.shoulder_height, heading, branch, planar_current
         )
         if not planar.ok:

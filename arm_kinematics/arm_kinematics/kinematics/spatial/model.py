@@ -290,8 +290,12 @@ class SpatialChain:
 
     def _planar_shifts(self) -> tuple[float, ...]:
         """phi_i - q_i for each pitch joint: delta_i - delta_(i-1) (delta_0 = 0)."""
-        deltas = self.link_angle_offsets
-        return tuple(d - (deltas[i - 1] if i else 0.0) for i, d in enumerate(deltas))
+        shifts = self.__dict__.get("_shifts")
+        if shifts is None:
+            deltas = self.link_angle_offsets
+            shifts = tuple(d - (deltas[i - 1] if i else 0.0) for i, d in enumerate(deltas))
+            self.__dict__["_shifts"] = shifts
+        return shifts
 
     def planar_joints(self, pitch_joints: Sequence[float]) -> tuple[float, ...]:
         """The vertical chain's geometric angles phi (rad) of pitch joint angles q (rad).
