@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..angles import wrap_angle
+from ..array_api import norm
 from ..planar.branches import MARGIN_TIE, joint_distance
 from ..planar.chain import as_number
 from ..planar.limits import shift_range
@@ -127,8 +128,8 @@ class SpatialArm(SpatialChain):
         if isinstance(checked, IkResult):
             return checked
         x, y, z, _, _, branch, current = checked
-        yaw_if_on_axis = self._kept_yaw(current) if math.hypot(x, y) <= self.edge_tolerance else 0.0
-        if math.hypot(x, y) <= self.edge_tolerance and abs(matrix[2, 0]) < 1.0 - 1e-12:
+        yaw_if_on_axis = self._kept_yaw(current) if norm(x, y) <= self.edge_tolerance else 0.0
+        if norm(x, y) <= self.edge_tolerance and abs(matrix[2, 0]) < 1.0 - 1e-12:
             yaw_if_on_axis = math.atan2(matrix[1, 0], matrix[0, 0])  # the tool points that way
         pitch, roll, twist = outward_angles(x, y, matrix, yaw_if_on_axis)
         if abs(twist) > ROLL_MATCH_TOLERANCE:
@@ -243,7 +244,7 @@ class SpatialArm(SpatialChain):
         self, x: float, y: float, current: Joints | None, yaw_if_on_axis: float | None
     ) -> tuple[list[Side], list[tuple[str, float]]]:
         """The sides whose yaw fits the limits, and the (name, yaw) of those that do not."""
-        rho = math.hypot(x, y)
+        rho = norm(x, y)
         d = self.shoulder_forward
         if rho <= self.edge_tolerance:
             yaw = self._kept_yaw(current) if yaw_if_on_axis is None else yaw_if_on_axis
@@ -347,7 +348,7 @@ class SpatialArm(SpatialChain):
         """The chosen attempt's IkResult: SINGULAR near the yaw axis, the side said, the
         manipulability of the whole position Jacobian."""
         result = chosen.result
-        rho = math.hypot(x, y)
+        rho = norm(x, y)
         # The yaw column of the position Jacobian is rho long and normal to the plane, so the
         # determinant of J J^T is rho^2 times the vertical chain's.
         manipulability = rho * result.manipulability

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..angles import wrap
-from ..array_api import arcsin, array_namespace, clip, norm, where
+from ..array_api import array_namespace, norm, where
 from ..planar.arm import PlanarArm
 from ..planar.chain import as_number, chain_frames
 from ..planar.limits import CONTINUOUS
@@ -84,7 +84,8 @@ def outward_angles_of(x: Any, y: Any, entries: Sequence[Any], yaw_if_on_axis: An
     floats for one tool, arrays for many (`array_api`).
 
     m = Rz(-psi) rotation = Ry(a) Rx(b) Rz(c), a = -pitch: a = atan2(m02, m22), b =
-    asin(-m12), c = atan2(m10, m11), and the other solution (a + pi, pi - b, c + pi).
+    atan2(-m12, sqrt(m10^2 + m11^2)) (the asin of -m12, precise also where the roll is near
+    +-90 deg), c = atan2(m10, m11), and the other solution (a + pi, pi - b, c + pi).
 
     >>> [round(v, 9) + 0.0 for v in outward_angles_of(0.2, 0.0, (1, 0, 0, 0, 1, 0, 1), 0.0)]
     [0.0, 0.0, 0.0]
@@ -98,7 +99,7 @@ def outward_angles_of(x: Any, y: Any, entries: Sequence[Any], yaw_if_on_axis: An
     m11 = -sin_psi * r01 + cos_psi * r11
     m12 = -sin_psi * r02 + cos_psi * r12
     a = xp.atan2(m02, r22)
-    b = arcsin(clip(-m12, -1.0, 1.0))
+    b = xp.atan2(-m12, norm(m10, m11))
     c = xp.atan2(m10, m11)
     other_a, other_b, other_c = wrap(a + math.pi), wrap(math.pi - b), wrap(c + math.pi)
     flip = abs(other_c) < abs(c)
