@@ -66,7 +66,7 @@ from .tool_angles import (
     heading_band,
     least_motion_heading,
     limit_headings,
-    nearest_heading,
+    nearest_feasible,
     reachable_headings,
 )
 
@@ -372,20 +372,15 @@ class PlanarArm(PlanarChain):
         if delta_lo != delta_lo:  # only within edge_tolerance of the ring: nothing fits
             return _ring_failure(x, y, r, self.ring)
         if current is not None and branch is not Branch.MAX_LIMIT_MARGIN:
-            elbows = (
-                (0,)
-                if branch is Branch.ELBOW_UP
-                else (1,)
-                if branch is Branch.ELBOW_DOWN
-                else (0, 1)
-            )
+            elbows = {Branch.ELBOW_UP: (0,), Branch.ELBOW_DOWN: (1,)}.get(branch, (0, 1))
             found = least_motion_heading(self, x, y, elbows, current)
-            heading, rule = (None, "") if found is None else (found[0], "least motion from current")
-        else:
-            heading, rule = self.nearest_feasible_heading(x, y, phi, delta_lo, branch)
-        if heading is None:
+            if found is None:
+                return IkResult(IkStatus.JOINT_LIMIT, None, no_heading_text(x, y, branch))
+            result = self._solve(x, y, found[0], branch, current)
+            return _with_heading_note(result, found[0], "least motion from current")
+        result, heading, rule = self.nearest_feasible_heading(x, y, phi, delta_lo, branch)
+        if result is None:
             return IkResult(IkStatus.JOINT_LIMIT, None, no_heading_text(x, y, branch))
-        result = self._solve(x, y, heading, branch, current)
         return _with_heading_note(result, heading, rule)
 
     def free_heading_candidates(self, x: Any, y: Any, phi: Any, delta_lo: Any) -> list[Any]:
@@ -396,24 +391,26 @@ class PlanarArm(PlanarChain):
 
     def nearest_feasible_heading(
         self, x: float, y: float, phi: float, delta_lo: float, branch: Branch
-    ) -> tuple[float | None, str]:
-        """(heading, the rule's words) of a 3R target without `current`: the feasible heading
-        nearest the one pointing away from the base (`tool_angles.nearest_heading`), or
-        (None, "") when no heading is feasible."""
+    ) -> tuple[IkResult | None, float, str]:
+        """(the solve at it, heading, the rule's words) of a 3R target without `current`: the
+        feasible heading nearest the one pointing away from the base (`tool_angles.
+        nearest_heading`, the candidates tried nearest first), or (None, 0.0, "") when no
+        heading is feasible."""
         away = wrap_angle(phi + delta_lo)
         if self._chosen_at_heading(x, y, away, branch, None) is not None:
-            return away, "pointing away from the base"  # the nearest reachable one
+            result = self._solve(x, y, away, branch, None)
+            return result, away, "pointing away from the base"  # the nearest reachable one
         headings = self.free_heading_candidates(x, y, phi, delta_lo)
-        feasible = [
-            index > 0
-            and math.isfinite(h)
-            and self._chosen_at_heading(x, y, wrap_angle(h), branch, None) is not None
-            for index, h in enumerate(headings)
-        ]
-        index = nearest_heading(phi, headings, feasible)
+
+        def feasible(index: int) -> bool:
+            heading = wrap_angle(headings[index])
+            return index > 0 and self._chosen_at_heading(x, y, heading, branch, None) is not None
+
+        index = nearest_feasible(phi, headings, feasible)
         if index < 0:
-            return None, ""
-        return wrap_angle(headings[index]), "nearest feasible"
+            return None, 0.0, ""
+        heading = wrap_angle(headings[index])
+        return self._solve(x, y, heading, branch, None), heading, "nearest feasible"
 
     def _chosen_at_heading(
         self, x: float, y: float, heading: float, branch: Branch, current: Joints | None

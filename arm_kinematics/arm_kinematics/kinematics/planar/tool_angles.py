@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -240,6 +240,32 @@ def nearest_heading(phi: Any, headings: Sequence[Any], feasible: Sequence[Any]) 
     best = min(found)
     rank = [2 if d is None or d[0] > best + TIE else 0 if d[1] >= 0.0 else 1 for d in distances]
     return rank.index(min(rank))
+
+
+def nearest_feasible(phi: float, headings: Sequence[float], feasible: Callable[[int], bool]) -> int:
+    """`nearest_heading` for one target, asking `feasible(index)` only of the headings that
+    can still win: nearest first (most often the first is the answer).
+
+    >>> nearest_feasible(0.0, [0.3, -0.3, 0.1], lambda index: index != 2)
+    0
+    """
+    deltas = []
+    for index, heading in enumerate(headings):
+        delta = heading - phi
+        if math.isfinite(delta):
+            delta -= TAU * round(delta / TAU)
+            deltas.append((abs(delta), index, delta))
+    deltas.sort()
+    best = math.inf
+    ranked = []
+    for distance, index, delta in deltas:
+        if distance > best + TIE:
+            break
+        if feasible(index):
+            best = min(best, distance)
+            ranked.append((distance, 0 if delta >= 0.0 else 1, index))
+    ranked = [(rank, index) for distance, rank, index in ranked if distance <= best + TIE]
+    return min(ranked)[1] if ranked else -1
 
 
 # --- the least motion from current -----------------------------------------------------------

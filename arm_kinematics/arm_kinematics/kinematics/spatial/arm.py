@@ -45,7 +45,7 @@ from ..planar.limits import shift_range
 from ..types import Branch, IkArrays, IkResult, IkStatus, branch_of, invalid_input
 from . import explain, many
 from .many import FAILURE_ORDER, ROLL_MATCH_TOLERANCE
-from .model import SpatialChain, outward_angles
+from .model import SpatialChain, outward_angles_of
 from .sides import Attempt, Side
 
 Joints = tuple[float, ...]
@@ -128,10 +128,13 @@ class SpatialArm(SpatialChain):
         if isinstance(checked, IkResult):
             return checked
         x, y, z, _, _, branch, current = checked
-        yaw_if_on_axis = self._kept_yaw(current) if norm(x, y) <= self.edge_tolerance else 0.0
-        if norm(x, y) <= self.edge_tolerance and abs(matrix[2, 0]) < 1.0 - 1e-12:
+        on_axis = norm(x, y) <= self.edge_tolerance
+        yaw_if_on_axis = self._kept_yaw(current) if on_axis else 0.0
+        if on_axis and abs(matrix[2, 0]) < 1.0 - 1e-12:
             yaw_if_on_axis = math.atan2(matrix[1, 0], matrix[0, 0])  # the tool points that way
-        pitch, roll, twist = outward_angles(x, y, matrix, yaw_if_on_axis)
+        (r00, r01, r02), (r10, r11, r12), (_, _, r22) = matrix.tolist()
+        entries = (r00, r01, r02, r10, r11, r12, r22)
+        pitch, roll, twist = outward_angles_of(x, y, entries, yaw_if_on_axis)
         if abs(twist) > ROLL_MATCH_TOLERANCE:
             return IkResult(
                 IkStatus.ORIENTATION_UNREACHABLE,
@@ -352,8 +355,10 @@ class SpatialArm(SpatialChain):
         # The yaw column of the position Jacobian is rho long and normal to the plane, so the
         # determinant of J J^T is rho^2 times the vertical chain's.
         manipulability = rho * result.manipulability
-        frame_pitch = math.fsum(self.split(result.joints)[1])  # the last link above level
-        pitch = wrap_angle(math.pi - frame_pitch if chosen.side.back else frame_pitch)
+        pitch = None
+        if "; heading " in result.message:  # the tool pitch a 3-joint chain chose, said
+            frame_pitch = math.fsum(self.split(result.joints)[1])  # the last link above level
+            pitch = wrap_angle(math.pi - frame_pitch if chosen.side.back else frame_pitch)
         message = explain.side_text(result.message, chosen.side, refused, pitch)
         status = result.status
         near = self.singularity_margin * self.reach
@@ -498,20 +503,27 @@ def _fit_angle(angle: float, limits: tuple[float, float], near: float | None) ->
 
 
 def _checked_rotation(rotation: Any) -> np.ndarray | None:
-    """`rotation` as a 3x3 array when it is a rotation matrix (orthonormal to 1e-6, det +1)."""
+    """`rotation` as a 3x3 array when it is a rotation matrix (orthonormal to 1e-6, det +1;
+    as `many.rotations_ok` checks many)."""
     try:
         matrix = np.asarray(rotation, dtype=float)
     except (TypeError, ValueError):
         return None
-    if matrix.shape != (3, 3) or not np.isfinite(matrix).all():
+    if matrix.shape != (3, 3):
         return None
     (a, b, c), (d, e, f), (g, h, i) = matrix.tolist()
-    rows = ((a, b, c), (d, e, f), (g, h, i))
-    for k, row in enumerate(rows):
-        for m in range(k, 3):
-            dot = sum(p * q for p, q in zip(row, rows[m], strict=True))
-            if abs(dot - (1.0 if k == m else 0.0)) > 1e-6:
-                return None
+    if not math.isfinite(a + b + c + d + e + f + g + h + i):
+        return None
+    dots = (
+        a * a + b * b + c * c - 1.0,
+        d * d + e * e + f * f - 1.0,
+        g * g + h * h + i * i - 1.0,
+        a * d + b * e + c * f,
+        a * g + b * h + c * i,
+        d * g + e * h + f * i,
+    )
+    if max(map(abs, dots)) > 1e-6:
+        return None
     if a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) < 0.0:
         return None
     return matrix

@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from ..angles import wrap
-from ..array_api import array_namespace, norm, where
+from ..angles import wrap_angle, wrap_angles
+from ..array_api import array_namespace, where
 from ..planar.arm import PlanarArm
 from ..planar.chain import as_number, chain_frames
 from ..planar.limits import CONTINUOUS
@@ -92,19 +92,20 @@ def outward_angles_of(x: Any, y: Any, entries: Sequence[Any], yaw_if_on_axis: An
     """
     r00, r01, r02, r10, r11, r12, r22 = entries
     xp = array_namespace(x, y, r00)
-    psi = where(norm(x, y) > 0.0, xp.atan2(y, x), yaw_if_on_axis)
+    turn = wrap_angles if xp is np else wrap_angle
+    psi = where(xp.sqrt(x * x + y * y) > 0.0, xp.atan2(y, x), yaw_if_on_axis)
     cos_psi, sin_psi = xp.cos(psi), xp.sin(psi)
     m02 = cos_psi * r02 + sin_psi * r12
     m10 = -sin_psi * r00 + cos_psi * r10
     m11 = -sin_psi * r01 + cos_psi * r11
     m12 = -sin_psi * r02 + cos_psi * r12
     a = xp.atan2(m02, r22)
-    b = xp.atan2(-m12, norm(m10, m11))
+    b = xp.atan2(-m12, xp.sqrt(m10 * m10 + m11 * m11))
     c = xp.atan2(m10, m11)
-    other_a, other_b, other_c = wrap(a + math.pi), wrap(math.pi - b), wrap(c + math.pi)
+    other_a, other_b, other_c = turn(a + math.pi), turn(math.pi - b), turn(c + math.pi)
     flip = abs(other_c) < abs(c)
     a, b, c = where(flip, other_a, a), where(flip, other_b, b), where(flip, other_c, c)
-    return wrap(-a) + 0.0, wrap(b) + 0.0, wrap(c) + 0.0  # + 0.0: never a negative zero
+    return turn(-a) + 0.0, turn(b) + 0.0, turn(c) + 0.0  # + 0.0: never a negative zero
 
 
 def outward_rotation(x: float, y: float, pitch: float, roll: float, yaw_if_on_axis: float):
