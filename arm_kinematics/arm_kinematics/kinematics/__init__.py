@@ -1,13 +1,12 @@
-"""Kinematics core of the planar arm (numpy only, no ROS import).
+"""Kinematics core of the arm (numpy only, no ROS import).
 
 Radians, metres, relative joint angles (link i's absolute angle is the sum of joints 1..i).
-Modules, each one idea (imports point down this list, never up): `angles` and `types` (units
-and result types), `chain` (the arm model: geometry, forward kinematics, Jacobian, limits),
-`closed_form` (2R/3R inverse kinematics formulas), `branches` (elbow choice), `explain`
-(message texts), `heading_search` (3R without a heading), `arm` (`PlanarArm.solve`: the
-checks in their order of precedence), then for planning `line` (a straight tool path),
-`ik_answers` (how a planner asks for IK), `joint_path` (setpoints, unwrapping, branch flips),
-`planning` (`plan_line`), `polyline` (segments through waypoints) and `joint_plan`.
+Modules, each one idea, grouped by idea (ARCHITECTURE.md has the table): `angles`, `types` and
+`array_api` (units, result types, formulas on floats or arrays), `planar/` (`chain` the model,
+`limits`, `closed_form` the IK formulas, `tool_angles` the 3R heading in closed form,
+`branches`, `explain`, `arm` `PlanarArm.solve`, `many` its arrays), `spatial/` (the spatial arm
+on the planar core), `planning/` (lines, IK answers, setpoints, plans) and `workspace` (the
+reachable region).
 """
 
 from .angles import TAU, wrap_angle

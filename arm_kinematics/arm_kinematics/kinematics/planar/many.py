@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..angles import wrap_angles
+from ..angles import TAU, wrap_angles
 from ..array_api import norm
 from ..types import Branch, IkArrays, IkStatus, branch_of
 from .branches import MARGIN_TIE, choose_branch
@@ -40,7 +40,7 @@ from .closed_form import (
     wrist_point,
 )
 from .limits import LIMIT_TOLERANCE
-from .tool_angles import heading_band, nearest_heading
+from .tool_angles import TIE, heading_band, nearest_heading
 
 if TYPE_CHECKING:
     from .arm import PlanarArm
@@ -261,9 +261,7 @@ def solve_free_heading(arm: PlanarArm, x: np.ndarray, y: np.ndarray, branch: Bra
         finite = np.isfinite(table)
         finite[:, 0] = False  # the away heading failed already
         wrapped = wrap_angles(np.where(finite, table, 0.0))
-        row, column = np.nonzero(finite)  # only the headings that exist
-        ok = np.zeros(table.shape, dtype=bool)
-        ok[row, column] = _feasible(arm, rx[row], ry[row], wrapped[row, column], branch)
+        ok = _feasible_nearest_first(arm, rx, ry, rphi, wrapped, finite, branch)
         index = nearest_heading(rphi, candidates, list(ok.T))
         found = index >= 0
         heading = wrapped[np.arange(rest.size), np.maximum(index, 0)]
@@ -272,6 +270,38 @@ def solve_free_heading(arm: PlanarArm, x: np.ndarray, y: np.ndarray, branch: Bra
         _merge(answers, rest, again)
     answers.status = answers.status.astype(np.uint8)
     return answers
+
+
+def _feasible_nearest_first(
+    arm: PlanarArm,
+    x: np.ndarray,
+    y: np.ndarray,
+    phi: np.ndarray,
+    headings: np.ndarray,
+    exists: np.ndarray,
+    branch: Branch,
+) -> np.ndarray:
+    """Which of each row's `headings` (rows, candidates; rad) are feasible, asked nearest
+    `phi` first, one column of every open row at a time, until a row's next is farther than
+    its nearest feasible one (by more than TIE): those cannot win `nearest_heading`, and are
+    left False (as `tool_angles.nearest_feasible` does for one target)."""
+    delta = headings - phi[:, None]
+    distance = np.where(exists, np.abs(delta - TAU * np.round(delta / TAU)), np.inf)
+    order = np.argsort(distance, axis=1, kind="stable")
+    ok = np.zeros(headings.shape, dtype=bool)
+    best = np.full(len(x), np.inf)
+    rows = np.arange(len(x))
+    for step in range(headings.shape[1]):
+        column = order[rows, step]
+        near = distance[rows, column]
+        open_rows = np.isfinite(near) & (near <= best[rows] + TIE)
+        rows, column, near = rows[open_rows], column[open_rows], near[open_rows]
+        if rows.size == 0:
+            break
+        found = _feasible(arm, x[rows], y[rows], headings[rows, column], branch)
+        ok[rows, column] = found
+        best[rows] = np.where(found, np.minimum(best[rows], near), best[rows])
+    return ok
 
 
 def _merge(answers: Answers, rows: np.ndarray, part: Answers) -> None:
