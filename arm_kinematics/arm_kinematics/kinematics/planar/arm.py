@@ -49,25 +49,18 @@ from .closed_form import (
 )
 from .explain import (
     heading_mismatch_text,
-    heading_note_text,
-    limit_failure_text,
-    link_angle_text,
     no_heading_text,
-    orientation_3r_text,
     singular_text,
     solved_text,
-    too_close_text,
-    too_far_text,
-    violation_text,
     wrong_elbow_heading_text,
 )
+from .least_motion import least_motion_heading
 from .limits import LIMIT_TOLERANCE
+from .refusals import limit_failure, ring_failure, with_heading_note, wrist_failure
 from .tool_angles import (
     heading_band,
-    least_motion_heading,
     limit_headings,
     nearest_feasible,
-    reachable_headings,
 )
 
 Joints = tuple[float, ...]
@@ -173,11 +166,11 @@ class PlanarArm(PlanarChain):
             l1, l2 = self.link_lengths
             elbows = two_link_ik(l1, l2, x, y, self.edge_tolerance)
             if elbows is None:
-                return _ring_failure(x, y, math.sqrt(x * x + y * y), self.ring_12)
+                return ring_failure(x, y, math.sqrt(x * x + y * y), self.ring_12)
         else:
             elbows = three_link_ik(self.link_lengths, x, y, heading, self.edge_tolerance)
             if elbows is None:
-                return self._wrist_failure(x, y, heading)
+                return wrist_failure(self, x, y, heading)
         up, down, sin_elbow = elbows
         coincident = sin_elbow == 0.0
         only_reason = " (the only branch within limits)"
@@ -274,7 +267,7 @@ class PlanarArm(PlanarChain):
             self.joint_kinds, only_reason,
         )  # fmt: skip
         if choice is None:
-            return self._limit_failure(branch, up, down, up_fit, down_fit)
+            return limit_failure(self, branch, up, down, up_fit, down_fit)
         chosen, other, reason = choice
         if self.n_joints == 2:
             manipulability = self.link_lengths[0] * self.link_lengths[1] * sin_elbow
@@ -310,52 +303,6 @@ class PlanarArm(PlanarChain):
             return invalid_input(f"current {values!r} holds a NaN or infinite value")
         return values
 
-    def _wrist_failure(self, x: float, y: float, heading: float) -> IkResult:
-        """Why the 3R closed form found no wrist solve: 2. the tip off its ring (TOO_FAR /
-        TOO_CLOSE), else 3. ORIENTATION_UNREACHABLE (the wrist point off links 1-2's ring)."""
-        r = math.sqrt(x * x + y * y)
-        inner, outer = self.ring
-        if not inner - self.edge_tolerance <= r <= outer + self.edge_tolerance:
-            return _ring_failure(x, y, r, self.ring)
-        text = orientation_3r_text(
-            x,
-            y,
-            heading,
-            wrist_point(x, y, heading, self.link_lengths[2]),
-            self.ring_12,
-            reachable_headings(self.link_lengths, x, y, self.edge_tolerance),
-        )
-        return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
-
-    def _limit_failure(
-        self,
-        branch: Branch,
-        up: Joints | None,
-        down: Joints | None,
-        up_fit: Joints | None,
-        down_fit: Joints | None,
-    ) -> IkResult:
-        other_fit = down_fit if branch is Branch.ELBOW_UP else up_fit
-        text = limit_failure_text(
-            branch, self._violation(up), self._violation(down), other_fit is not None
-        )
-        return IkResult(IkStatus.JOINT_LIMIT, None, text)
-
-    def _violation(self, joints: Joints | None) -> str | None:
-        """Words for the first joint that no 2 pi shift brings into its limits."""
-        if joints is None:
-            return None
-        violation = self.limit_violation(joints)
-        if violation is not None:
-            index, angle = violation
-            return violation_text(self.joint_names[index], angle, self.joint_limits[index])
-        link = self.link_angle_violation(joints)
-        if link is not None and self.link_angle_limits is not None:
-            index, angle = link
-            names = self.joint_names[: index + 1]
-            return link_angle_text(names, angle, self.link_angle_limits[index])
-        return "a joint outside its limits"
-
     # --- 3R without a heading ---------------------------------------------------------------
 
     def _solve_free_heading(
@@ -367,21 +314,21 @@ class PlanarArm(PlanarChain):
         r = norm(x, y)
         inner, outer = self.ring
         if not inner - self.edge_tolerance <= r <= outer + self.edge_tolerance:
-            return _ring_failure(x, y, r, self.ring)
+            return ring_failure(x, y, r, self.ring)
         phi, delta_lo, _ = heading_band(self.link_lengths, x, y, self.edge_tolerance)
         if delta_lo != delta_lo:  # only within edge_tolerance of the ring: nothing fits
-            return _ring_failure(x, y, r, self.ring)
+            return ring_failure(x, y, r, self.ring)
         if current is not None and branch is not Branch.MAX_LIMIT_MARGIN:
             elbows = {Branch.ELBOW_UP: (0,), Branch.ELBOW_DOWN: (1,)}.get(branch, (0, 1))
             found = least_motion_heading(self, x, y, elbows, current)
             if found is None:
                 return IkResult(IkStatus.JOINT_LIMIT, None, no_heading_text(x, y, branch))
             result = self._solve(x, y, found[0], branch, current)
-            return _with_heading_note(result, found[0], "least motion from current")
+            return with_heading_note(result, found[0], "least motion from current")
         result, heading, rule = self.nearest_feasible_heading(x, y, phi, delta_lo, branch)
         if result is None:
             return IkResult(IkStatus.JOINT_LIMIT, None, no_heading_text(x, y, branch))
-        return _with_heading_note(result, heading, rule)
+        return with_heading_note(result, heading, rule)
 
     def free_heading_candidates(self, x: Any, y: Any, phi: Any, delta_lo: Any) -> list[Any]:
         """The headings (rad; floats, or arrays for many targets) among which the nearest
@@ -515,16 +462,3 @@ class PlanarArm(PlanarChain):
             elif stop_on_failure:
                 break
         return results
-
-
-def _ring_failure(x: float, y: float, r: float, ring: tuple[float, float]) -> IkResult:
-    inner, outer = ring
-    if r > outer:
-        return IkResult(IkStatus.TOO_FAR, None, too_far_text(x, y, r, outer))
-    return IkResult(IkStatus.TOO_CLOSE, None, too_close_text(x, y, r, inner))
-
-
-def _with_heading_note(result: IkResult, heading: float, rule: str) -> IkResult:
-    if not result.ok:
-        return result
-    return result._replace(message=heading_note_text(result.message, heading, rule))

@@ -113,11 +113,7 @@ class PlanarChain(JointLimits):
         )
         """CONTINUOUS, NARROW or WIDE per joint."""
         self.has_limits: bool = any(kind != CONTINUOUS for kind in self.joint_kinds)
-        self.shifts_can_fit: bool = any(
-            kind != CONTINUOUS
-            and (lo - LIMIT_TOLERANCE <= -math.pi or hi + LIMIT_TOLERANCE > math.pi)
-            for kind, (lo, hi) in zip(self.joint_kinds, self.joint_limits, strict=True)
-        )
+        self.shifts_can_fit: bool = _shifts_can_fit(self.joint_limits, self.joint_kinds)
         """True when some joint's limits reach (-pi, pi]'s ends: an angle in (-pi, pi] may then
         fit its limits only once moved by k * 2 pi (`fit_into_limits`); else it fits as it is
         or not at all."""
@@ -316,6 +312,14 @@ def manipulability_of_frames(frames: Sequence[Sequence[float]]) -> float:
             total += cross * cross
         seen.append((ax, ay))
     return math.sqrt(total)
+
+
+def _shifts_can_fit(limits: Sequence[tuple[float, float]], kinds: Sequence[str]) -> bool:
+    """True when some limited joint's limits reach (-pi, pi]'s ends (rad)."""
+    return any(
+        kind != CONTINUOUS and (lo - LIMIT_TOLERANCE <= -math.pi or hi + LIMIT_TOLERANCE > math.pi)
+        for kind, (lo, hi) in zip(kinds, limits, strict=True)
+    )
 
 
 def _checked_lengths(link_lengths: Any) -> tuple[float, ...]:

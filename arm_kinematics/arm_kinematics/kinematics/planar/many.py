@@ -29,7 +29,7 @@ import numpy as np
 
 from ..angles import TAU, wrap_angles
 from ..array_api import norm
-from ..types import Branch, IkArrays, IkStatus, branch_of
+from ..types import Branch, IkArrays, IkStatus
 from .branches import MARGIN_TIE, choose_branch
 from .closed_form import (
     HEADING_MATCH_TOLERANCE,
@@ -40,6 +40,7 @@ from .closed_form import (
     wrist_point,
 )
 from .limits import LIMIT_TOLERANCE
+from .rows import Order
 from .tool_angles import TIE, heading_band, nearest_heading
 
 if TYPE_CHECKING:
@@ -331,18 +332,11 @@ def solve_many(arm: PlanarArm, targets: Any, branch: Any, current: Any, chain: b
     rows = np.asarray(targets, dtype=float)
     if rows.ndim != 2 or rows.shape[1] not in (2, 3):
         raise ValueError(f"targets of shape {rows.shape} must be (N, 2) or (N, 3) rows (m, rad)")
-    count, n = len(rows), arm.n_joints
-    seeds = Seeds.of(current, count, n, chain)
-    checked = branch if isinstance(branch, Branch) else branch_of(branch)
-    valid = np.isfinite(rows).all(axis=1) & ~seeds.bad
-    if checked is None or n > 3:
-        valid[:] = False
-    rule = checked if checked is not None else Branch.CLOSEST
-    out = Output(count, n)
-    out.status[~valid] = IkStatus.INVALID_INPUT
-    todo = np.flatnonzero(valid)
-    unseeded = todo[~seeds.given[todo]] if not chain else todo[:0]
-    in_order = todo if chain else todo[seeds.given[todo]]
+    n = arm.n_joints
+    valid = np.isfinite(rows).all(axis=1) & (n <= 3)  # the closed forms cover 2 and 3 joints
+    order = Order.of(valid, n, branch, current, chain)
+    seeds, rule, out = order.seeds, order.rule, order.out
+    unseeded, in_order = order.unseeded, order.in_order
     x, y = rows[:, 0], rows[:, 1]
     heading = rows[:, 2] if rows.shape[1] == 3 else None
     out.put(unseeded, solve_unseeded(arm, x[unseeded], y[unseeded], _at(heading, unseeded), rule))
@@ -391,100 +385,3 @@ def subset(elbows: Elbows, rows: np.ndarray) -> Elbows:
         [q[rows] for q in elbows.down], elbows.has_up[rows], elbows.has_down[rows],
         elbows.sin_elbow[rows], elbows.coincident[rows],
     )  # fmt: skip
-
-
-@dataclass
-class Seeds:
-    """The seed of every row: `values` (N, n) rad, `given` where a row has one, `bad` where
-    the one given is not n finite numbers (INVALID_INPUT). In a chain only the first row's
-    is given; each later row's is the previous solution (`Output.put_in_order`)."""
-
-    values: np.ndarray
-    given: np.ndarray
-    bad: np.ndarray
-
-    @classmethod
-    def of(cls, current: Any, count: int, n: int, chain: bool) -> Seeds:
-        """The seeds of `current`: None, one pose (every row's; a chain's first), or one pose
-        per row (not for a chain)."""
-        values = np.zeros((count, n))
-        given, bad = np.zeros(count, dtype=bool), np.zeros(count, dtype=bool)
-        if current is None:
-            return cls(values, given, bad)
-        try:
-            poses = np.asarray(current, dtype=float)
-        except (TypeError, ValueError):
-            poses = np.full((1, 1), np.nan)
-        if poses.shape == (n,):
-            poses = np.broadcast_to(poses, (count, n))
-        elif poses.shape != (count, n) or chain:
-            bad[:] = True
-            return cls(values, given, bad)
-        finite = np.isfinite(poses).all(axis=1)
-        if chain:  # the first row's seed decides for the whole chain
-            finite[:] = finite[0] if count else True
-            given[:1] = finite[:1]
-        else:
-            given[:] = finite
-        values[:] = np.where(finite[:, None], poses, 0.0)
-        bad[:] = ~finite
-        return cls(values, given, bad)
-
-    def row(self, index: int, current: Any) -> Any:
-        """The `current` the scalar solve of row `index` takes (the bad one as it came)."""
-        if self.bad[index]:
-            return current
-        return tuple(self.values[index].tolist()) if self.given[index] else None
-
-
-class Output:
-    """The answers being filled in, one row or a set of rows at a time."""
-
-    def __init__(self, count: int, n: int) -> None:
-        self.status = np.zeros(count, dtype=np.uint8)
-        self.joints = np.zeros((count, n))
-        self.other = np.zeros((count, n))
-        self.has_other = np.zeros(count, dtype=bool)
-        self.manipulability = np.zeros(count)
-
-    def put(self, rows: np.ndarray, answers: Answers) -> None:
-        """The answers of `rows` (a column per joint)."""
-        self.status[rows] = answers.status
-        self.joints[rows] = np.stack(answers.joints, axis=-1)
-        self.other[rows] = np.stack(answers.other, axis=-1)
-        self.has_other[rows] = answers.has_other
-        self.manipulability[rows] = answers.manipulability
-
-    def put_in_order(self, rows: np.ndarray, seeds: Seeds, chain: bool, solve_row) -> None:
-        """Solve `rows` one at a time, in order (`solve_row(index, seed)` -> (status,
-        joints, other, manipulability)); in a chain each row seeded by the last solution."""
-        seed = None
-        if chain and len(seeds.given) and seeds.given[0]:
-            seed = tuple(seeds.values[0].tolist())
-        for index in rows.tolist():
-            if not chain:
-                seed = tuple(seeds.values[index].tolist())
-            else:
-                seeds.values[index] = seed if seed is not None else 0.0
-                seeds.given[index] = seed is not None
-            status, joints, other, manipulability = solve_row(index, seed)
-            self.status[index] = status
-            if joints is not None and status <= IkStatus.SINGULAR:
-                self.joints[index] = joints
-                self.manipulability[index] = manipulability
-                if other is not None:
-                    self.other[index], self.has_other[index] = other, True
-                if chain:
-                    seed = tuple(map(float, joints))
-
-    def arrays(self, seeds: Seeds, solve_row) -> IkArrays:
-        """The finished `IkArrays`: a refused row holds its seed (zeros without one), a row
-        without another elbow its own joints there."""
-        refused = self.status > IkStatus.SINGULAR
-        self.joints[refused] = seeds.values[refused]
-        self.manipulability[refused] = 0.0
-        self.has_other &= ~refused
-        self.other[~self.has_other] = self.joints[~self.has_other]
-        return IkArrays(
-            self.status, self.joints, self.other, self.has_other, self.manipulability, solve_row
-        )

@@ -41,12 +41,12 @@ from ..angles import wrap_angle
 from ..array_api import norm
 from ..planar.branches import MARGIN_TIE, joint_distance
 from ..planar.chain import as_number
-from ..planar.limits import shift_range
 from ..types import Branch, IkArrays, IkResult, IkStatus, branch_of, invalid_input
 from . import explain, many
 from .many import FAILURE_ORDER, ROLL_MATCH_TOLERANCE
 from .model import SpatialChain, outward_angles_of
-from .sides import Attempt, Side
+from .rotations import checked_rotation
+from .sides import Attempt, Side, fit_angle, same_angle
 
 Joints = tuple[float, ...]
 
@@ -121,7 +121,7 @@ class SpatialArm(SpatialChain):
         >>> arm.solve_rotation(0.12, 0.0, 0.0, rot_z(0.2)).message[:62]
         'ORIENTATION_UNREACHABLE: the tool would have to turn 11.46 deg'
         """
-        matrix = _checked_rotation(rotation)
+        matrix = checked_rotation(rotation)
         if matrix is None:
             return invalid_input("rotation must be a 3x3 rotation matrix of finite numbers")
         checked = self._checked_request(x, y, z, 0.0, 0.0, branch, current)
@@ -199,7 +199,7 @@ class SpatialArm(SpatialChain):
         if not sides:
             return IkResult(IkStatus.YAW_LIMIT, None, explain.yaw_limit_text(x, y, refused, self))
         if roll is not None and not self.has_roll:
-            sides = [s for s in sides if _same_angle(roll, s.tool_roll)]
+            sides = [s for s in sides if same_angle(roll, s.tool_roll)]
             if not sides:
                 return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, explain.no_roll_text(roll))
         attempts = self._attempts(sides, z, pitch, roll, branch, current)
@@ -267,7 +267,7 @@ class SpatialArm(SpatialChain):
 
     def _fit_yaw(self, yaw: float, current: Joints | None) -> float | None:
         """`yaw` moved by k * 2 pi into the yaw limits (nearest `current`'s yaw), or None."""
-        return _fit_angle(yaw, self.yaw_limits, None if current is None else current[0])
+        return fit_angle(yaw, self.yaw_limits, None if current is None else current[0])
 
     def _attempt(
         self,
@@ -315,7 +315,7 @@ class SpatialArm(SpatialChain):
         assert self.roll_limits is not None
         held = None if current is None else current[-1]
         wanted = (held if held is not None else 0.0) if roll is None else roll - side.tool_roll
-        fitted = _fit_angle(wanted, self.roll_limits, held)
+        fitted = fit_angle(wanted, self.roll_limits, held)
         if fitted is None and roll is None:  # 0 outside the limits: the middle of them
             fitted = 0.5 * (self.roll_limits[0] + self.roll_limits[1])
         if fitted is None:
@@ -479,54 +479,6 @@ class SpatialArm(SpatialChain):
             elif stop_on_failure:
                 break
         return results
-
-
-def _same_angle(a: float, b: float) -> bool:
-    return abs(wrap_angle(a - b)) <= ROLL_MATCH_TOLERANCE
-
-
-def _fit_angle(angle: float, limits: tuple[float, float], near: float | None) -> float | None:
-    """`angle` (rad) moved by k * 2 pi into `limits`, the shift nearest `near` (else the
-    smallest), or None when no shift fits."""
-    lo, hi = limits
-    if near is None and lo <= angle <= hi:
-        return angle  # the common case: as it is
-    if lo == -math.inf and hi == math.inf:
-        if near is None:
-            return wrap_angle(angle)
-        return angle + round((near - angle) / (2 * math.pi)) * 2 * math.pi
-    k_min, k_max = shift_range(angle, lo, hi)
-    if k_min > k_max:
-        return None
-    wanted = 0 if near is None else round((near - angle) / (2 * math.pi))
-    return angle + min(max(wanted, k_min), k_max) * 2 * math.pi
-
-
-def _checked_rotation(rotation: Any) -> np.ndarray | None:
-    """`rotation` as a 3x3 array when it is a rotation matrix (orthonormal to 1e-6, det +1;
-    as `many.rotations_ok` checks many)."""
-    try:
-        matrix = np.asarray(rotation, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    if matrix.shape != (3, 3):
-        return None
-    (a, b, c), (d, e, f), (g, h, i) = matrix.tolist()
-    if not math.isfinite(a + b + c + d + e + f + g + h + i):
-        return None
-    dots = (
-        a * a + b * b + c * c - 1.0,
-        d * d + e * e + f * f - 1.0,
-        g * g + h * h + i * i - 1.0,
-        a * d + b * e + c * f,
-        a * g + b * h + c * i,
-        d * g + e * h + f * i,
-    )
-    if max(map(abs, dots)) > 1e-6:
-        return None
-    if a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) < 0.0:
-        return None
-    return matrix
 
 
 def _nearest_failure(attempts: list[Attempt], refused: list[tuple[str, float]]) -> IkResult:

@@ -26,8 +26,9 @@ import numpy as np
 from ..angles import TAU, wrap_angles
 from ..array_api import norm
 from ..planar.branches import MARGIN_TIE
-from ..planar.many import Answers, Output, Seeds, solve_unseeded
-from ..types import Branch, IkArrays, IkStatus, branch_of
+from ..planar.many import Answers, solve_unseeded
+from ..planar.rows import Order
+from ..types import Branch, IkArrays, IkStatus
 from .model import outward_angles_of
 
 if TYPE_CHECKING:
@@ -92,23 +93,15 @@ def solve_many(
 ) -> IkArrays:
     """`SpatialArm.solve_many` / `solve_rotation_many` (their docstrings say the arguments):
     `positions` (N, 3), a pitch and a roll column or None, or `rotations` (N, 3, 3)."""
-    count, n = len(positions), arm.n_joints
-    seeds = Seeds.of(current, count, n, chain)
-    checked = branch if isinstance(branch, Branch) else branch_of(branch)
-    valid = np.isfinite(positions).all(axis=1) & ~seeds.bad
+    valid = np.isfinite(positions).all(axis=1)
     for column in (pitch, roll):
         if column is not None:
             valid &= np.isfinite(column)
     if rotations is not None:
         valid &= rotations_ok(rotations)
-    if checked is None:
-        valid[:] = False
-    rule = checked if checked is not None else Branch.CLOSEST
-    out = Output(count, n)
-    out.status[~valid] = IkStatus.INVALID_INPUT
-    todo = np.flatnonzero(valid)
-    unseeded = todo[~seeds.given[todo]] if not chain else todo[:0]
-    in_order = todo if chain else todo[seeds.given[todo]]
+    order = Order.of(valid, arm.n_joints, branch, current, chain)
+    seeds, rule, out = order.seeds, order.rule, order.out
+    unseeded, in_order = order.unseeded, order.in_order
     x, y, z = (positions[unseeded, axis] for axis in range(3))
     rows = _Rows(x, y, z, _at(pitch, unseeded), _at(roll, unseeded), rule)
     if rotations is not None:
@@ -227,21 +220,8 @@ def _solve_unseeded(arm: SpatialArm, rows: _Rows) -> Answers:
     rank_second = np.where(need_back, _rank(second_status), -1)
     failure = np.where(rank_second > rank_first, second_status, first_status)
     status = np.where(open_rows & ~solved, failure, status)
-    answer = Answers(
-        np.where(take_second, second_status, first_status),
-        [np.zeros(count) for _ in range(n)],
-        [np.zeros(count) for _ in range(n)],
-        np.zeros(count, dtype=bool),
-        np.zeros(count),
-    )
-    for side, side_rows in ((first, first_rows), (second, second_rows)):
-        chosen = (take_second if side is second else ~take_second)[side_rows]
-        rows_taken, taken = side_rows[chosen], np.flatnonzero(chosen)
-        for column, values in ((answer.joints, side.joints), (answer.other, side.other)):
-            for i in range(n):
-                column[i][rows_taken] = values[i][taken]
-        answer.has_other[rows_taken] = side.has_other[taken]
-        answer.manipulability[rows_taken] = side.manipulability[taken]
+    answer = _taken(n, np.where(take_second, second_status, first_status), take_second,
+                    (first, first_rows), (second, second_rows))  # fmt: skip
     rho = norm(rows.x, rows.y)
     near = on_axis | (rho < arm.singularity_margin * arm.reach)
     planar_status = answer.status
@@ -250,6 +230,28 @@ def _solve_unseeded(arm: SpatialArm, rows: _Rows) -> Answers:
     ).astype(np.uint8)
     answer.has_other &= solved
     answer.manipulability = rho * answer.manipulability * solved
+    return answer
+
+
+def _taken(n: int, status: np.ndarray, take_second: np.ndarray, *sides) -> Answers:
+    """Each row's answer from the side it takes: the first's, or the second's where
+    `take_second`; `sides` are (its answers, its rows) for the first and the second."""
+    count = len(status)
+    answer = Answers(
+        status,
+        [np.zeros(count) for _ in range(n)],
+        [np.zeros(count) for _ in range(n)],
+        np.zeros(count, dtype=bool),
+        np.zeros(count),
+    )
+    for number, (side, side_rows) in enumerate(sides):
+        chosen = (take_second if number else ~take_second)[side_rows]
+        rows_taken, taken = side_rows[chosen], np.flatnonzero(chosen)
+        for column, values in ((answer.joints, side.joints), (answer.other, side.other)):
+            for i in range(n):
+                column[i][rows_taken] = values[i][taken]
+        answer.has_other[rows_taken] = side.has_other[taken]
+        answer.manipulability[rows_taken] = side.manipulability[taken]
     return answer
 
 
