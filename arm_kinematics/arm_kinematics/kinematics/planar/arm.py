@@ -54,9 +54,9 @@ from .explain import (
     solved_text,
     wrong_elbow_heading_text,
 )
+from .failures import limit_failure, ring_failure, with_heading_note, wrist_failure
 from .least_motion import least_motion_heading
 from .limits import LIMIT_TOLERANCE
-from .refusals import limit_failure, ring_failure, with_heading_note, wrist_failure
 from .tool_angles import (
     heading_band,
     limit_headings,
