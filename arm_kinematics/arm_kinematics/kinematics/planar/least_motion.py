@@ -35,6 +35,9 @@ NEAR = 0.05
 """rad: the widest window of headings about current's own heading that `_near_current`
 searches alone (a chain of nearby targets moves far less per target)."""
 
+SETTLED = 1e-24
+"""rad^2: a squared motion this small is none (current reaches the target, up to rounding)."""
+
 Joints = tuple[float, float, float]
 
 
@@ -288,11 +291,11 @@ def _near_current(
     """The least motion near current's own heading `held` (rad), when it is sure to be the
     least: (heading, elbow), or None to search every piece.
 
-    On the first elbow feasible at `held`: `current` itself when it reaches the target (no
-    motion at all); else Newton's method from `held` for where the motion's slope is 0, D
-    the motion there. Only headings within sqrt(3) D of `held` could move less (the heading
-    is the sum of the joints); it is sure when that window is small (NEAR) and, across it,
-    the elbow stays within its limits and on the ring (`_clear`), or else when the limit
+    On the first elbow feasible at `held`: `current` itself when it reaches the target (a
+    motion of 1e-12 rad at most); else Newton's method from `held` for where the motion's
+    slope is 0, D the motion there. Only headings within sqrt(3) D of `held` could move less
+    (the heading is the sum of the joints); it is sure when that window is small (NEAR) and,
+    across it, the elbow stays within its limits and on the ring (`_clear`), or else when the limit
     headings in it, where that elbow is feasible, are among the candidates; and the other
     elbows are farther than D (`_elbow_gap`)."""
     for index, elbow in enumerate(elbows):
@@ -301,7 +304,7 @@ def _near_current(
         if held_joints is None or not _within_limits(chain, held_joints):
             continue
         found = [(motion.cost(held), held)]
-        if found[0][0] == 0.0:  # current reaches the target: nothing moves less
+        if found[0][0] <= SETTLED:  # current reaches the target: nothing moves less
             return wrap_angle(held), elbow
         heading = _newton_from(motion, held)
         if heading is not None:
