@@ -26,11 +26,15 @@ the full pose against its full pose, position only against its position only). T
 array solve at least 50x as fast as ik_LM per target, the scalar solve at least 2x, in every mode;
 ours exact on every answer, never a wrong status.
 
+The reachable region (issue 25): `reachable_region` (planar) and `vertical_region` (spatial) of
+every shipped config at its default cell size, best of the rounds (target: under 0.5 s each).
+
 Each variant runs in turn, several rounds, best time kept, so that load from other processes on a
 shared machine hits every variant alike.
 
 Usage: python bench/bench_ik.py [--targets N] [--spatial-targets M] [--rounds R] [--strict]
-(Run with the workspace environment: `source scripts/env.sh`. It sets no environment variables.)
+(Run with the workspace environment: `source scripts/env.sh`; with ik_LM beside it, from the venv
+that bench/requirements-rtb.txt describes. It sets no environment variables.)
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ except ImportError:
     rtb = None
 
 RATIO_TARGET = 5.0
+REGION_TARGET_S = 0.5
 SCALAR_SPEEDUP_TARGET = 2.0
 ARRAY_SPEEDUP_TARGET = 50.0
 EXACT_M = 1e-9
@@ -501,7 +506,7 @@ TARGET_PAIRS = {
     for ours in OURS
 }
 """Which ik_LM variant each of ours is held against (its defaults: tol 1e-6)."""
-RTB_INSTALL = "pip install -r bench/requirements-rtb.txt -c constraints.txt"
+RTB_INSTALL = "a venv of its own, as bench/requirements-rtb.txt says"
 
 
 def bench_spatial(count: int, rounds: int) -> tuple[bool, dict[tuple[str, str], float] | None]:
@@ -549,6 +554,30 @@ def transform(target: SpatialTarget) -> np.ndarray:
     return pose
 
 
+def bench_regions(rounds: int) -> bool:
+    """Print the region's time for every shipped config; True when each is under target."""
+    from arm_kinematics.kinematics.workspace import reachable_region, vertical_region
+
+    met = True
+    print(f"reachable region of every shipped config, best of {rounds} rounds")
+    for path in sorted(default_config_path().parent.glob("arm*.yaml")):
+        arm = ArmConfig.from_file(path).make_arm()
+        region_of = vertical_region if isinstance(arm, SpatialArm) else reachable_region
+        best = math.inf
+        for _ in range(rounds):
+            start = time.perf_counter()
+            region = region_of(arm)
+            best = min(best, time.perf_counter() - start)
+        fast = best < REGION_TARGET_S
+        met = met and fast
+        print(
+            f"  {path.name:28s} {best * 1e3:7.1f} ms, {int(region.reachable.sum())} cells of"
+            f" {region.cell_size * 1e3:.1f} mm (target < {REGION_TARGET_S:g} s):"
+            f" {'met' if fast else 'MISSED'}"
+        )
+    return met
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--targets", type=int, default=100_000)
@@ -568,6 +597,8 @@ def main() -> int:
         f"\nsolve / floor: 2R {ratio_2r:.2f}x, 3R with heading {ratio_3r:.2f}x "
         f"(target <= {RATIO_TARGET:g}x each): {'met' if met else 'MISSED'}"
     )
+    print()
+    met = bench_regions(args.rounds) and met
     print(f"\n{args.spatial_targets} reachable targets, best of {args.rounds} rounds\n")
     exact, speedups = bench_spatial(args.spatial_targets, args.rounds)
     print(
