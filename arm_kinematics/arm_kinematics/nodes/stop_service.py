@@ -4,7 +4,7 @@ A call stops every motion the node's `Admission` holds or is about to run at onc
 goals and clicked points, joint trajectories, FollowJointTrajectory goals and jogs (and any
 later kind that is admitted the same way). Each ends as a preempted motion does, decelerating
 within the limits where its kind does (a goal ends PREEMPTED, "stopped by the stop service"), a
-jog ignores the commands that keep coming until they pause. Nothing moves afterwards until a
+jog ignores the commands that keep coming until they are let go. Nothing moves afterwards until a
 new command comes. The answer says what was stopped; a call while nothing moves succeeds too.
 """
 
