@@ -105,6 +105,14 @@ class ServoInterface:
         )
         node.create_service(SetBool, "servo_node/pause_servo", self._on_pause, callback_group=group)
         self._say(JogCode.NO_WARNING, "ready: no jog")
+        units = "unitless" if settings.unitless else "speed units"
+        node.get_logger().info(
+            f"jog on '{node.resolve_topic_name(TWIST_TOPIC)}' and "
+            f"'{node.resolve_topic_name(JOINT_TOPIC)}' ({units}, at most "
+            f"{settings.scale_linear:g} m/s and {settings.scale_rotational:g} rad/s, a command "
+            f"{settings.incoming_command_timeout:g} s old is none), status on "
+            f"'{node.resolve_topic_name(STATUS_TOPIC)}'"
+        )
 
     def _on_twist(self, msg: TwistStamped) -> None:
         try:
