@@ -412,9 +412,9 @@ def test_moveit_servos_switch_succeeds_for_both_kinds_and_pause_holds_the_jog(ki
     stream.stop()
 
 
-def test_stop_ends_a_goal_and_a_jog_and_nothing_moves_until_a_new_command(kit_with_ik):
-    kit = kit_with_ik
-    # A slow MoveArm goal, stopped on its way.
+def start_a_slow_goal(kit: JogStack):
+    """A LINEAR MoveArm goal down to (0.188, 0, 0.10) at 2 cm/s, once it streams: its handle
+    and the goal."""
     target = MoveArm.Goal(mode=MoveArm.Goal.LINEAR, speed=0.02)
     target.target.header.frame_id = "base_link"
     target.target.pose.position.x, target.target.pose.position.z = 0.188, 0.10
@@ -422,6 +422,12 @@ def test_stop_ends_a_goal_and_a_jog_and_nothing_moves_until_a_new_command(kit_wi
     commands = kit.command_count()
     handle = kit.send(target)
     wait_for(lambda: kit.command_count() > commands + 10, what="the goal moving")
+    return handle, target
+
+
+def test_stop_ends_a_goal_and_a_jog_and_nothing_moves_until_a_new_command(kit_with_ik):
+    kit = kit_with_ik
+    handle, _ = start_a_slow_goal(kit)  # stopped on its way
     answer = kit.stop()
     assert answer.success
     assert answer.message == "stopped: goal"
@@ -455,13 +461,7 @@ def test_stop_ends_a_goal_and_a_jog_and_nothing_moves_until_a_new_command(kit_wi
 
 def test_a_jog_preempts_a_goal_and_a_new_goal_ends_a_jog_smoothly(kit_with_ik):
     kit = kit_with_ik
-    target = MoveArm.Goal(mode=MoveArm.Goal.LINEAR, speed=0.02)
-    target.target.header.frame_id = "base_link"
-    target.target.pose.position.x, target.target.pose.position.z = 0.188, 0.10
-    target.target.pose.orientation.w = 1.0
-    commands = kit.command_count()
-    handle = kit.send(target)
-    wait_for(lambda: kit.command_count() > commands + 10, what="the goal moving")
+    handle, target = start_a_slow_goal(kit)
     stream, _ = jog_until(kit, twist((0.0, 0.03, 0.0)), 0, "jogging")
     response = kit.wait_result(handle)
     assert response.result.status == MoveArm.Result.PREEMPTED
