@@ -7,7 +7,9 @@ and result types), `chain` (the arm model: geometry, forward kinematics, Jacobia
 (message texts), `heading_search` (3R without a heading), `arm` (`PlanarArm.solve`: the
 checks in their order of precedence), then for planning `line` (a straight tool path),
 `ik_answers` (how a planner asks for IK), `joint_path` (setpoints, unwrapping, branch flips),
-`planning` (`plan_line`), `polyline` (segments through waypoints) and `joint_plan`.
+`options`, `profile`, `stream_limits`, `time_optimal` (the timing's parts), `line_points`,
+`path_timing`, `path_setpoints`, `path_plan` (`plan_line`, `plan_polyline`), `joint_plan`,
+`joint_trajectory` and `stop` (ARCHITECTURE.md).
 """
 
 from .angles import TAU, wrap_angle
@@ -17,8 +19,18 @@ from .planning.ik_answers import IkAnswers, SolvePoints, chain_solver
 from .planning.joint_path import Setpoints, first_joint_jump, unwrap_path
 from .planning.joint_plan import joint_move_duration, joint_setpoints
 from .planning.line import LinePath
-from .planning.line_plan import LinePlan, plan_line
-from .planning.polyline import PolylinePlan, plan_polyline, polyline_paths, polyline_step_counts
+from .planning.options import MotionLimits, PlanOptions
+from .planning.path_plan import (
+    PathPlacement,
+    PathPlan,
+    place_path,
+    plan_line,
+    plan_placed,
+    plan_polyline,
+    polyline_paths,
+)
+from .planning.profile import SpeedProfile
+from .planning.stop import Stop, stop_setpoints
 from .spatial.arm import SpatialArm
 from .spatial.model import SpatialChain, ToolPose, outward_angles, outward_rotation
 from .types import BRANCH_NAMES, Branch, IkResult, IkStatus, PlanStatus, branch_of
@@ -33,15 +45,19 @@ __all__ = [
     "IkResult",
     "IkStatus",
     "LinePath",
-    "LinePlan",
+    "MotionLimits",
+    "PathPlacement",
+    "PathPlan",
+    "PlanOptions",
     "PlanStatus",
     "PlanarArm",
     "PlanarChain",
-    "PolylinePlan",
     "Setpoints",
     "SolvePoints",
     "SpatialArm",
     "SpatialChain",
+    "SpeedProfile",
+    "Stop",
     "ToolPose",
     "branch_of",
     "chain_solver",
@@ -50,10 +66,12 @@ __all__ = [
     "joint_setpoints",
     "outward_angles",
     "outward_rotation",
+    "place_path",
     "plan_line",
+    "plan_placed",
     "plan_polyline",
     "polyline_paths",
-    "polyline_step_counts",
+    "stop_setpoints",
     "unwrap_path",
     "wrap_angle",
 ]
