@@ -31,7 +31,7 @@ from arm_kinematics.kinematics import (
     first_joint_jump,
     plan_line,
 )
-from arm_kinematics.kinematics.planning import path_plan
+from arm_kinematics.kinematics.planning import timing_stage
 from arm_kinematics.kinematics.planning.joint_plan import joint_move_duration, joint_setpoints
 
 PERIOD = 0.02
@@ -440,7 +440,7 @@ def test_setpoints_that_still_exceed_a_limit_are_retimed_slower_never_exceeded(m
     # toppra keeps the limits at its gridpoints on a spline through the planned joints; the
     # setpoints are checked, and where one still exceeds a limit the path is timed again a
     # little slower. Asked to plan 5 % over the limits, the first timing must be caught.
-    monkeypatch.setattr(path_plan, "JOINT_HEADROOM", 1.05)
+    monkeypatch.setattr(timing_stage, "JOINT_HEADROOM", 1.05)
     arm, start_joints = STRETCH_ARM, STRETCH_START_JOINTS
     solver = RecordingSolver(arm)
     result = plan(arm, start_joints, (1.79, 0.0), speed=0.5, solve=solver)
@@ -457,8 +457,8 @@ def test_setpoints_that_still_exceed_a_limit_are_retimed_slower_never_exceeded(m
 
 def test_a_path_no_timing_keeps_within_its_limits_fails_rather_than_exceed_them(monkeypatch):
     # Every timing asked 50 % over the limits: after MAX_RETIMES tries the plan gives up.
-    monkeypatch.setattr(path_plan, "JOINT_HEADROOM", 1.5)
-    monkeypatch.setattr(path_plan, "MAX_RETIMES", 0)
+    monkeypatch.setattr(timing_stage, "JOINT_HEADROOM", 1.5)
+    monkeypatch.setattr(timing_stage, "MAX_RETIMES", 0)
     result = plan(STRETCH_ARM, STRETCH_START_JOINTS, (1.79, 0.0), speed=0.5)
     assert result.status == PlanStatus.JOINT_JUMP
     assert result.setpoints is None

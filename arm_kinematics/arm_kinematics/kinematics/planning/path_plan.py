@@ -14,12 +14,11 @@ node passes one `solve_ik_batch` round trip to the IK node, the tour and the tes
 2. `line_points.solve_segment` per segment (one `solve` call each, seeded by the segment
    before): the feasible prefix, up to the first point without IK or whose joints jump more
    than `max_joint_step` (a branch flip).
-3. The timing (`time_path`): the tool profile's setpoints, if they keep every limit (checked as
-   finite differences with the rest before and after, `stream_limits`); else the joint profile
-   (toppra on the solved joints), its setpoints solved ON the path (`path_setpoints`, a further
-   `solve` call per segment) and checked, within a little less of the limits each time a
-   setpoint still exceeds one (at most `MAX_RETIMES` times). A path that cannot keep its limits
-   fails (JOINT_JUMP) rather than exceed them. Joints are never interpolated.
+3. The timing (`timing_stage.time_path`): the tool profile's setpoints, if they keep every
+   limit (checked as finite differences with the rest before and after, `stream_limits`); else
+   the joint profile (toppra on the solved joints), its setpoints solved ON the path
+   (`path_setpoints`, a further `solve` call per segment) and checked. A path that cannot keep
+   its limits fails (JOINT_JUMP) rather than exceed them. Joints are never interpolated.
 """
 
 from __future__ import annotations
@@ -41,27 +40,14 @@ from .line_points import (
     SolvedSegment,
     even_points,
     points_through,
-    pose_text,
-    segment_step,
     solve_segment,
     travel,
 )
-from .options import MotionLimits, PlanOptions
-from .path_setpoints import (
-    LineFollower,
-    SetpointFailure,
-    branch_flip,
-    name_failure,
-    solve_path_points,
-    tool_points,
-)
-from .path_timing import JOINT_HEADROOM, NoProfile, PathLayout, joint_profile, tool_profile
+from .options import PlanOptions
+from .path_timing import PathLayout, tool_profile
 from .point_rates import point_rates
 from .profile import SpeedProfile
-from .stream_limits import Excess, stream_excesses, with_rest
-
-#: Most times the joint profile is made again, a little slower, when a setpoint exceeds a limit.
-MAX_RETIMES = 4
+from .timing_stage import ToolSetpoints, prefix_profile, time_path
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,6 +124,12 @@ class PathPlacement:
         """Every planned point of the path (M, D), without IK (e.g. to draw a failed plan)."""
         return np.concatenate([points.points for points in self.segments])
 
+    def tool_setpoints(self) -> ToolSetpoints | None:
+        """The tool profile and where its setpoints are among the points (None: none)."""
+        if self.profile is None or self.setpoint_rows is None:
+            return None
+        return ToolSetpoints(self.profile, *self.setpoint_rows)
+
 
 def polyline_paths(
     start: Sequence[float], waypoints: Sequence[Sequence[float]], position_dims: int = 2
@@ -162,7 +154,7 @@ def place_path(
 ) -> PathPlacement:
     """Stage 1 of the module docstring.
 
-    >>> from arm_kinematics.kinematics import PlanarArm
+    >>> from arm_kinematics.kinematics import MotionLimits, PlanarArm
     >>> arm = PlanarArm((1.0, 0.8))
     >>> limits = MotionLimits(0.02, (2.0, 2.0), (8.0, 8.0), tool_speed=0.05,
     ...                       tool_acceleration=0.3)
@@ -205,7 +197,7 @@ def plan_polyline(
     (rad), which seed the first point (needed with limits).
 
     >>> import math
-    >>> from arm_kinematics.kinematics import PlanarArm
+    >>> from arm_kinematics.kinematics import MotionLimits, PlanarArm
     >>> arm = PlanarArm((1.0, 0.8))
     >>> home = (0.0, math.pi / 2)
     >>> x, y, _ = arm.forward(home)
@@ -238,7 +230,7 @@ def plan_line(
     """Plan a straight tool line from `start` to `goal`: `plan_polyline` with one waypoint.
 
     >>> import math
-    >>> from arm_kinematics.kinematics import PlanarArm
+    >>> from arm_kinematics.kinematics import MotionLimits, PlanarArm
     >>> arm = PlanarArm((1.0, 0.8))
     >>> home = (0.0, math.pi / 2)
     >>> x, y, _ = arm.forward(home)
@@ -289,138 +281,16 @@ def plan_placed(
             break
     calls = len(solved)
     if limits is None or solved[-1].failure is not None:
-        profile = None if limits is None else _prefix_profile(placement.layout, solved, limits)
+        profile = None if limits is None else prefix_profile(placement.layout, solved, limits)
         return _assemble(arm, placement, solved, profile, None, None, calls)
-    timed = time_path(arm, placement, solved, limits, options)
+    timed = time_path(arm, placement.layout, placement.tool_setpoints(), solved, options)
     calls += timed.calls
     if isinstance(timed.outcome, Failure):
         cut = _cut(solved, timed.segment, timed.outcome)
-        profile = _prefix_profile(placement.layout, cut, limits)
+        profile = prefix_profile(placement.layout, cut, limits)
         return _assemble(arm, placement, cut, profile, None, timed.outcome, calls)
     profile, setpoints = timed.outcome
     return _assemble(arm, placement, solved, profile, setpoints, None, calls)
-
-
-def _prefix_profile(
-    layout: PathLayout, solved: Sequence[SolvedSegment], limits: MotionLimits
-) -> SpeedProfile | None:
-    """The timing of a failed plan's feasible part, from rest to rest (its `times`); None
-    where none keeps the limits."""
-    profile = joint_profile(layout, solved, limits)
-    return None if isinstance(profile, NoProfile) else profile
-
-
-@dataclass(frozen=True)
-class Timed:
-    """What the timing stage answers: (profile, setpoints) or the Failure of segment
-    `segment`, and the further `solve` calls it made."""
-
-    outcome: tuple[SpeedProfile, Setpoints] | Failure
-    segment: int
-    calls: int
-
-
-def time_path(
-    arm: PlanArm,
-    placement: PathPlacement,
-    solved: Sequence[SolvedSegment],
-    limits: MotionLimits,
-    options: PlanOptions,
-) -> Timed:
-    """Stage 3 of the module docstring on a fully feasible path."""
-    layout, start = placement.layout, solved[0].seed
-    assert start is not None
-    if placement.profile is not None and placement.setpoint_rows is not None:
-        segment, index = placement.setpoint_rows
-        joints = np.vstack([solved[j].joints[i] for j, i in zip(segment, index, strict=True)])
-        positions = placement.profile.sample(limits.period)
-        if _first_excess(arm, layout, start, positions, joints, limits) is None:
-            timed = _timed(arm, layout, placement.profile, positions, joints, limits, start)
-            return Timed(timed, 0, 0)
-    solve = options.solve or chain_solver(arm)  # type: ignore[arg-type]
-    headroom, calls = JOINT_HEADROOM, 0
-    excess: tuple[float, Excess] | NoProfile | None = None
-    for _ in range(1 + MAX_RETIMES):
-        profile = joint_profile(layout, solved, limits, headroom)
-        if isinstance(profile, NoProfile):
-            excess = profile
-            break
-        positions = profile.sample(limits.period)
-        answer, made = solve_path_points(arm, layout, positions, start, solve)
-        calls += made
-        if isinstance(answer, SetpointFailure):
-            return Timed(name_failure(arm, solved, answer), answer.segment, calls)
-        flip = branch_flip(arm, layout, solved, positions, answer, options.max_joint_step)
-        if flip is not None:
-            return Timed(flip[1], flip[0], calls)
-        excess = _first_excess(arm, layout, start, positions, answer, limits)
-        if excess is None:
-            return Timed(_timed(arm, layout, profile, positions, answer, limits, start), 0, calls)
-        headroom *= min(0.97, 0.99 / excess[1].ratio)
-    segment, failure = _cannot_keep(arm, layout, solved, excess, limits)
-    return Timed(failure, segment, calls)
-
-
-def _first_excess(
-    arm: PlanArm,
-    layout: PathLayout,
-    start: tuple[float, ...],
-    positions: np.ndarray,
-    joints: np.ndarray,
-    limits: MotionLimits,
-) -> tuple[float, Excess] | None:
-    """The first setpoint over a limit, with the rest before and after: (its path position,
-    the Excess), or None when all keep them."""
-    tool = None
-    if limits.bounds_tool:
-        start_point = layout.paths[0].start[: arm.position_dims]
-        tool = with_rest(start_point, tool_points(layout, positions, arm.position_dims))
-    first, _ = stream_excesses(with_rest(start, joints), limits.period, limits, tool)
-    if first is None:
-        return None
-    row = min(max(first.row, 0), len(positions) - 1)
-    return float(positions[row]), first
-
-
-def _timed(
-    arm: PlanArm,
-    layout: PathLayout,
-    profile: SpeedProfile,
-    positions: np.ndarray,
-    joints: np.ndarray,
-    limits: MotionLimits,
-    start: tuple[float, ...],
-) -> tuple[SpeedProfile, Setpoints]:
-    follower = LineFollower(arm, layout, positions, profile, limits, start)
-    setpoints = Setpoints(joints=joints, period=limits.period, forward=arm.tool_vector,
-                          follower=follower)  # fmt: skip
-    return profile, setpoints
-
-
-def _cannot_keep(
-    arm: PlanArm,
-    layout: PathLayout,
-    solved: Sequence[SolvedSegment],
-    excess: tuple[float, Excess] | NoProfile | None,
-    limits: MotionLimits,
-) -> tuple[int, Failure]:
-    """(segment, the JOINT_JUMP failure) of a path no timing keeps within its limits: where a
-    setpoint still exceeded one, or the start of the segment toppra found no timing for."""
-    if isinstance(excess, NoProfile) or excess is None:
-        j, u = (excess.segment if excess is not None else 0), 0.0
-        why = "no speed keeps the joints within their limits on this segment (a singularity?)"
-    else:
-        segments, progress = layout.locate(np.array([excess[0]]))
-        j, u = int(segments[0]), float(progress[0])
-        why = excess[1].words(arm.joint_names, limits.period)
-    points = solved[j].points
-    step = segment_step(points, u)
-    point = tuple(layout.paths[j].sample(np.array([u]))[0].tolist())
-    return j, Failure(
-        step, PlanStatus.JOINT_JUMP, IkStatus.OK, point,
-        f"step {step} of {points.total}: the joints cannot follow the line within their "
-        f"limits at {pose_text(point, arm.position_dims)} before planned point {step}: {why}",
-    )  # fmt: skip
 
 
 def _cut(solved: Sequence[SolvedSegment], segment: int, failure: Failure) -> list[SolvedSegment]:
