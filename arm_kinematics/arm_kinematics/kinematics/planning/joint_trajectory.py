@@ -17,8 +17,8 @@ moves, when:
 5. the velocities and accelerations the points give are within the joint limits;
 6. no segment, including the one from the arm's current pose to the first point, needs a joint
    faster than its velocity limit on average: |dq| / dt <= max_velocity (1e-9 relative slack);
-   with positions only, the first point is not sooner than the fastest rest-to-rest move there
-   within the limits allows (its approach, `timed_joint_path.py`);
+   a first point at rest (no velocities, or zero ones) is not sooner than the fastest
+   rest-to-rest move there within the limits allows (its approach, `timed_joint_path.py`);
 7. as it will be streamed (interpolated as `timed_joint_path.py` says and sampled at the
    command period, with the rest before and after it), every setpoint lies within the joint
    limits and keeps every joint's velocity and acceleration limit: the finite differences of
@@ -38,6 +38,7 @@ import numpy as np
 from ..planar.chain import LIMIT_TOLERANCE
 from .joint_plan import joint_profile
 from .options import MotionLimits
+from .profile import SpeedProfile
 from .stream_limits import stream_excesses, with_rest
 from .timed_joint_path import TimedJointPath, stretched
 
@@ -252,15 +253,17 @@ def _path(
         all_rates = None if all_rates is None else all_rates[1:]
         return TimedJointPath(all_times, all_rows, all_speeds, all_rates)
     approach = None
-    if speeds is None:
+    if speeds is None or not np.any(speeds[0]):  # the first point at rest: rule 6's approach
         fastest = joint_profile(start, rows[0], limits)
-        if fastest is not None:
-            if stamps[0] < fastest.duration * (1.0 - _SPEED_SLACK):
-                raise JointTrajectoryError(
-                    f"point 0: from where the arm is, the first point takes at least "
-                    f"{fastest.duration:.3g} s within the joint limits (starting and ending at "
-                    f"rest), not {stamps[0]:g} s"
-                )
+        if fastest is None:  # there already: the arm holds until its time
+            approach = SpeedProfile(np.array([0.0, 1.0]), np.full(2, 1.0 / stamps[0]))
+        elif stamps[0] < fastest.duration * (1.0 - _SPEED_SLACK):
+            raise JointTrajectoryError(
+                f"point 0: from where the arm is, the first point takes at least "
+                f"{fastest.duration:.3g} s within the joint limits (starting and ending at "
+                f"rest), not {stamps[0]:g} s"
+            )
+        else:
             approach = stretched(fastest, stamps[0])
     return TimedJointPath(all_times, all_rows, all_speeds, all_rates, approach)
 

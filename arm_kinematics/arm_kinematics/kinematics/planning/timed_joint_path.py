@@ -6,11 +6,11 @@ Numpy and scipy, no ROS. Radians, seconds. Between two points the joints follow
 - a cubic when every point gives velocities too, a quintic when also accelerations
   (`scipy.interpolate.BPoly.from_derivatives`: the polynomial with those values at both ends),
 as the controller's spline interpolation does. The trajectory's time 0 is where the arm is at
-rest. To its first point it goes along a cubic or quintic from rest when the points give
-velocities; with positions only, along the straight joint line by the fastest rest-to-rest
-motion within the joint limits (`joint_plan.joint_profile`) slowed down evenly to take the
-point's `time_from_start` (`approach`): it starts and ends at rest, where a straight line at
-constant speed would start and stop with a jump.
+rest. To a first point at rest (no velocities, or zero ones) it goes along the straight joint
+line by the fastest rest-to-rest motion within the joint limits (`joint_plan.joint_profile`)
+slowed down evenly to take the point's `time_from_start` (`approach`; where the arm is there
+already, it holds): it starts and ends at rest, where a straight line at constant speed would
+start and stop with a jump. To a first point that moves, along a cubic or quintic from rest.
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ class TimedJointPath:
     """A checked trajectory in the arm's joint order (module docstring): `times` (P + 1,)
     strictly increasing from 0 and `positions` (P + 1, n) rad, row 0 where the arm is;
     `velocities` and `accelerations` (P + 1, n), row 0 zeros, when every point gave them (None
-    else); `approach` the progress (0 -> 1) along the joint line to point 1 when the points
-    give positions only and point 1 is not where the arm is.
+    else); `approach` the progress (0 -> 1) along the joint line to point 1 when that one is at
+    rest (None: the splines from row 0).
 
     >>> path = TimedJointPath(np.array([0.0, 2.0]), np.array([[0.0, 1.0], [1.0, 0.0]]))
     >>> [values.tolist() for values in path.at(0.5)]  # no approach given: straight
