@@ -158,15 +158,15 @@ def points_through(
     measure = path.step_travel(angle_radii)
     most = max_step / measure if measure > 0.0 else 1.0  # the largest step, in progress
     ends = np.unique(np.concatenate((marks, [1.0])))
+    ends = ends[np.append(np.diff(ends) > SAME_PROGRESS, True)]  # one point where two touch
     gaps = np.diff(np.concatenate(([0.0], ends)))
     counts = np.maximum(1, np.ceil(gaps / most - 1e-9).astype(int))
-    pieces = [
-        start + gap * np.arange(1, count, dtype=float) / count
-        for start, gap, count in zip(np.concatenate(([0.0], ends[:-1])), gaps, counts, strict=True)
-    ]
-    u = np.concatenate([np.append(piece, end) for piece, end in zip(pieces, ends, strict=True)])
+    gap = np.repeat(np.arange(len(ends)), counts)  # the gap of each point
     at = np.cumsum(counts) - 1  # each end's index
-    index = at[np.searchsorted(ends, marks)]
+    step = np.arange(len(gap)) - (at - counts + 1)[gap] + 1  # 1 .. count within its gap
+    u = (ends[gap] - gaps[gap]) + gaps[gap] * step / counts[gap]
+    u[at] = ends  # the ends exactly
+    index = at[np.searchsorted(ends, marks - SAME_PROGRESS)]
     return SegmentPoints(path, u, travel(path, angle_radii)), index
 
 
