@@ -55,6 +55,21 @@ def distance_to_polyline(point, corners) -> float:
     return best
 
 
+def passes_every_corner(tips, corners, acceleration=0.3, period=0.02) -> bool:
+    """Whether the tool passes every inner corner of the polyline through `corners` close
+    enough: at most at the speed whose change of direction keeps 0.9 of the tool's
+    `acceleration` (m/s^2) over a `period` (s), so a setpoint within a period's travel at it."""
+    for before, corner, after in zip(corners, corners[1:], corners[2:], strict=False):
+        turn = np.linalg.norm(
+            np.subtract(after, corner) / math.dist(after, corner)
+            - np.subtract(corner, before) / math.dist(corner, before)
+        )
+        passing = 0.9 * acceleration * period / turn
+        if min(math.dist(t, corner) for t in tips) > passing * period + 1e-9:
+            return False
+    return True
+
+
 def poses(points) -> list[Pose]:
     """Poses at (x, y) or (x, y, z) points (m), orientation the identity."""
     result = []
@@ -262,15 +277,7 @@ def test_a_goal_with_waypoints_plans_the_whole_polyline_or_aborts_at_its_failing
     tips = [tip_of(q) for q in planned.setpoints.joints]
     assert max(distance_to_polyline(t, corners) for t in tips) < 1e-6
     assert tips[-1] == pytest.approx(corners[-1], abs=1e-9)
-    for before, corner, after in zip(corners, corners[1:], corners[2:], strict=False):
-        # The tool passes every waypoint at most at a speed whose change of direction keeps
-        # 0.9 of the tool's 0.3 m/s^2 over a period: a setpoint within a period's travel.
-        turn = np.linalg.norm(
-            np.subtract(after, corner) / math.dist(after, corner)
-            - np.subtract(corner, before) / math.dist(corner, before)
-        )
-        passing = 0.9 * 0.3 * 0.02 / turn
-        assert min(math.dist(t, corner) for t in tips) <= passing * 0.02
+    assert passes_every_corner(tips, corners)
     assert within_limits(HOME, planned.setpoints.joints, planned.setpoints.period)
     # Through the joint-limit hole (nothing closer than sqrt(L1^2 + L2^2) = 0.128 m).
     hole = linear(waypoints=((0.15, 0.02), (0.0, 0.17)))

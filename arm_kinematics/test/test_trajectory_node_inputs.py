@@ -20,7 +20,7 @@ from geometry_msgs.msg import PointStamped
 from rcl_interfaces.msg import Log
 from ros_helpers import ros_graph, wait_for
 from test_ik_node_frames import urdf_origin
-from test_trajectory_inputs import distance_to_polyline, poses
+from test_trajectory_inputs import distance_to_polyline, passes_every_corner, poses
 from test_trajectory_inputs import message as trajectory
 from test_trajectory_node import (
     CONFIG,
@@ -314,15 +314,7 @@ def test_a_goal_with_waypoints_moves_along_the_polyline(arm):
     tips = [tip_of(c.position) for c in outcome.commands]
     assert max(distance_to_polyline(t, corners) for t in tips) < 1e-6
     assert tips[-1] == pytest.approx(corners[-1], abs=1e-9)
-    for before, corner, after in zip(corners, corners[1:], corners[2:], strict=False):
-        # Passed at most at a speed whose turn keeps 0.9 of the tool's acceleration limit over
-        # a period: a setpoint within a period's travel at that speed.
-        turn = np.linalg.norm(
-            np.subtract(after, corner) / math.dist(after, corner)
-            - np.subtract(corner, before) / math.dist(corner, before)
-        )
-        passing = 0.9 * CONFIG.trajectory.max_tool_acceleration * PERIOD / turn
-        assert min(math.dist(t, corner) for t in tips) <= passing * PERIOD
+    assert passes_every_corner(tips, corners, CONFIG.trajectory.max_tool_acceleration, PERIOD)
     check_stream(start, outcome.commands)
     arm.wait_until_tip(*corners[-1], 1e-6)
 

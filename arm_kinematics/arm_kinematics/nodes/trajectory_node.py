@@ -30,9 +30,11 @@ a plan request may carry; the FollowJointTrajectory action's (`controller_name`,
 `allow_partial_joints_goal`, `constraints.*`).
 
 Goal lifecycle: validate -> start pose from the latest joint_states -> plan (the core's
-`plan_line`: IK of the line's points in one solve_ik_batch round trip, the joint-jump check,
-timing, then IK of the setpoints on the line in a second round trip) -> stream -> wait until
-joint_states reach the last setpoint. Any failure before streaming aborts with nothing sent.
+`plan_polyline`: IK of the line's points in one solve_ik_batch round trip, the joint-jump check,
+the timing within the joint and tool limits, and where a joint sets the pace the IK of the
+setpoints on the line in a second round trip) -> stream (a cancel, a preemption or the shutdown:
+a deceleration along the path) -> wait until joint_states reach the last setpoint. Any failure
+before streaming aborts with nothing sent.
 
 This module is the ROS wiring only; the parts are plain and live in `nodes/trajectory/`:
 `goals` (validation, admission, preemption), `ik_batch` (the IK client), `planning`,
@@ -540,8 +542,9 @@ class TrajectoryNode(Node):
     # --- shutdown --------------------------------------------------------------------------
 
     def close(self, timeout: float = CLOSE_TIMEOUT_S) -> None:
-        """End every goal with SHUTDOWN (the arm stays at its last commanded point), refuse new
-        ones, and wait up to `timeout` s for them; their results go out as the runner spins."""
+        """End every goal with SHUTDOWN (a moving arm decelerates along its path to rest, within
+        the limits: at the shipped ones a quarter of a second), refuse new ones, and wait up to
+        `timeout` s for them; their results go out as the runner spins."""
         self._closing.set()
         if not self._admission.close(timeout):
             self.get_logger().error(f"goals still running {timeout:g} s after the shutdown began")
