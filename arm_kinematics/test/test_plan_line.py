@@ -232,6 +232,15 @@ def test_a_joint_sets_the_pace_near_full_stretch_and_the_plan_takes_longer() -> 
     assert np.all(np.abs(plan.setpoints.tips[:, 1]) < 1e-9)  # on the line y = 0
 
 
+def test_a_line_to_where_the_tool_is_is_one_setpoint_at_rest() -> None:
+    current = ARM_2R.solve(1.2, 0.3).joints
+    plan = plan_line(ARM_2R, (1.2, 0.3), (1.2, 0.3), current, PlanOptions(0.01, LIMITS_2R))
+    assert plan.ok
+    assert plan.setpoints.joints.tolist() == [list(current)]
+    assert plan.times.tolist() == [0.0]
+    assert plan.velocities.tolist() == plan.accelerations.tolist() == [[0.0, 0.0]]
+
+
 def test_3r_line_with_heading() -> None:
     arm = PlanarArm((1.0, 0.8, 0.3))
     start, goal = (1.2, 0.4, 0.3), (0.8, 1.0, 1.2)

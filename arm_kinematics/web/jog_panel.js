@@ -39,6 +39,7 @@ export class JogPanel {
     this.joints = []; // {joint, min, max, home, velocity} in degrees, the arm's joints
     this.live = new Map(); // name -> rad
     this.speeds = new Map(); // name -> rad/s, from the last two joint_states
+    this.sent = new Map(); // name -> rad: where this panel's last move goes
     this.stamp = null; // the latest joint_states' stamp (s)
     this.faulted = false;
     this.built = false;
@@ -113,8 +114,9 @@ export class JogPanel {
   // targets: joint -> degrees (the others stay where they are). One point, timed so that from
   // where it is now, starting and ending at rest, no joint needs more than JOINT_SPEED_FRACTION
   // of its speed and acceleration limits (trajectory_node refuses a first point sooner than the
-  // limits allow). A moving arm first decelerates along its motion: the distance it may still
-  // go (v^2 / 2a) is counted, both ways.
+  // limits allow). The arm may be anywhere between where joint_states last said and where this
+  // panel's last move goes (the page's view lags), and a moving arm first decelerates along its
+  // motion: the farthest of those, and the distance it may still go (v^2 / 2a), both ways.
   send(targets) {
     if (this.calibrating || this.joints.some((j) => !this.live.has(j.joint))) return;
     const positions = this.joints.map((j) => (targets.has(j.joint) ? (targets.get(j.joint) * Math.PI) / 180 : this.live.get(j.joint)));
@@ -123,7 +125,9 @@ export class JogPanel {
       ...this.joints.map((j, i) => {
         const speed = (Math.abs(this.speeds.get(j.joint) ?? 0) * 180) / Math.PI;
         const stopping = (speed * speed) / j.acceleration; // twice v^2 / 2a: there and back
-        const distance = Math.abs(((positions[i] - this.live.get(j.joint)) * 180) / Math.PI) + stopping;
+        const from = [this.live.get(j.joint), this.sent.get(j.joint) ?? this.live.get(j.joint)];
+        const farthest = Math.max(...from.map((rad) => Math.abs(positions[i] - rad)));
+        const distance = (farthest * 180) / Math.PI + stopping;
         return restToRestSeconds(distance, JOINT_SPEED_FRACTION * j.velocity, JOINT_SPEED_FRACTION * j.acceleration);
       }),
     );
@@ -133,6 +137,7 @@ export class JogPanel {
       points: [{ positions, time_from_start: { sec, nanosec: Math.round((seconds - sec) * 1e9) } }],
     };
     this.ros.send({ op: "publish", topic: this.names.trajectory, msg });
+    this.joints.forEach((j, i) => this.sent.set(j.joint, positions[i]));
     this.note.textContent = `moving ${[...targets.keys()].join(", ")} in ${seconds.toFixed(1)} s`;
   }
 

@@ -37,6 +37,10 @@ def point_rates(
     for offset, segment in zip(offsets, segments, strict=False):
         if segment.seed is None or not len(segment.joints):
             continue
+        if segment.points.travel <= 0.0:  # no motion along it: at rest at its point
+            velocities.append(np.zeros_like(segment.joints))
+            accelerations.append(np.zeros_like(segment.joints))
+            continue
         positions = offset + segment.points.positions[: segment.feasible + 1]
         joints = np.vstack((segment.seed, segment.joints))
         slope = np.gradient(joints, positions, axis=0)

@@ -79,13 +79,12 @@ def stop_setpoints(setpoints: Setpoints, sent: int) -> Stop:
     last_row = setpoints.joints[sent - 1]
     before_at = float(follower.positions[sent - 2]) if sent >= 2 else follower.profile.start
     limits = follower.limits
+    joint_speeds = np.abs(last_row - before_row) / period
     shortest = max(
-        float(np.max(np.abs(last_row - before_row) / period / limits.joint_accelerations)),
-        speed / limits.tool_acceleration
-        if limits.tool_acceleration is not None and follower.tool_at(np.array([here])) is not None
-        else 0.0,
+        float(np.max(joint_speeds / limits.joint_accelerations)),
+        0.0 if limits.tool_acceleration is None else speed / limits.tool_acceleration,
         period,
-    )
+    )  # (the path speed is the tool's where the limits bound the tool: a Cartesian path)
     ahead = follower.profile.after(here)
     for stretch in STRETCHES:
         ramp = SpeedProfile.stopping(here, speed, speed / (shortest * stretch))
