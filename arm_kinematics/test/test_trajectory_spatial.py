@@ -207,6 +207,15 @@ def test_a_3d_clicked_point_moves_the_tool_there(kit):
         return joints and np.linalg.norm(tip_of(joints) - (0.13, -0.08, 0.08)) < 1e-6
 
     wait_for(there, timeout=60.0, what="the tool at the clicked point")
+
+    def last_setpoint_there():  # the last setpoints creep up on the goal: wait for the goal
+        with kit.lock:
+            last = kit.commands[-1] if kit.commands else None
+        names = list(last.name) if last else []
+        at = last and tip_of(arm_joints(last.position, names))
+        return last and np.linalg.norm(at - (0.13, -0.08, 0.08)) < 1e-9
+
+    wait_for(last_setpoint_there, what="the goal's setpoint")
     # The move ended there: no setpoint after the last one.
     kit.assert_no_command_after(kit.command_count())
 

@@ -22,6 +22,8 @@ from .joint_path import Setpoints
 from .options import MotionLimits
 from .profile import SpeedProfile
 
+_STILL = 1e-12  # rad: a joint that moves less does not move (no speed bound of its own)
+
 
 def joint_profile(
     start: Sequence[float], goal: Sequence[float], limits: MotionLimits
@@ -40,9 +42,9 @@ def joint_profile(
     if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(q1))):
         raise ValueError("start and goal joints must be finite")
     change = np.abs(q1 - q0)
-    if not np.any(change > 0.0):
+    moving = change > _STILL
+    if not np.any(moving):
         return None
-    moving = change > 0.0
     speed = float(np.min(np.array(limits.joint_velocities)[moving] / change[moving]))
     acceleration = float(np.min(np.array(limits.joint_accelerations)[moving] / change[moving]))
     return SpeedProfile.limited(1.0, speed=speed, acceleration=acceleration)
