@@ -25,6 +25,7 @@ ROSDEP_KEYS = {
     "pytest": "python3-pytest",
     "hypothesis": "python3-hypothesis",
     "scipy": "python3-scipy",
+    "toppra": "python3-toppra-pip",
     "catkin_pkg": "python3-catkin-pkg",
     "adafruit_servokit": "python3-adafruit-servokit-pip",
     "aiohttp": "python3-aiohttp",

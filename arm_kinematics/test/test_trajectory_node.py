@@ -38,7 +38,48 @@ NAMES = list(CONFIG.joint_names)
 L1, L2 = CONFIG.link_lengths
 PERIOD = 1.0 / CONFIG.trajectory.command_rate_hz
 LIMITS = np.asarray(CONFIG.max_velocities)
+ACCELERATIONS = np.asarray(CONFIG.max_accelerations)
+TOOL_ACCELERATION = CONFIG.trajectory.max_tool_acceleration
 DEG = math.radians
+#: The tool's own timing keeps this share of its speed and acceleration limits
+#: (kinematics/planning/path_timing.py, TOOL_HEADROOM).
+TOOL_SHARE = 0.999
+
+
+def trapezoid_distances(length: float, speed: float, acceleration: float) -> np.ndarray:
+    """How far along a line of `length` (m) the tool is at every period of the fastest motion
+    from rest to rest at most at `speed` (m/s) and `acceleration` (m/s^2), the end last."""
+    rise = speed / acceleration
+    if length < speed * rise:  # a triangle: never at full speed
+        rise = math.sqrt(length / acceleration)
+    peak = acceleration * rise
+    cruise = (length - peak * rise) / peak
+    total = 2 * rise + cruise
+    t = np.arange(1, math.ceil(total / PERIOD - 1e-9) + 1) * PERIOD
+    up = 0.5 * acceleration * t**2
+    flat = 0.5 * peak * rise + peak * (t - rise)
+    down = length - 0.5 * acceleration * np.maximum(total - t, 0.0) ** 2
+    distances = np.where(t < rise, up, np.where(t < rise + cruise, flat, down))
+    distances[-1] = length
+    return distances
+
+
+def check_stream(start, commands, tool_line=None) -> None:
+    """The commands as the servos get them, with the rest before and after: every joint's
+    velocity and acceleration (finite differences at the command period) within its limits,
+    and with a `tool_line` (a, b) every tip on it within 1e-6 m and the tool's acceleration
+    within its limit."""
+    joints = np.array([list(start)] + [list(c.position) for c in commands])
+    stream = np.vstack((joints[:1], joints, joints[-1:], joints[-1:]))
+    velocity = np.abs(np.diff(stream, axis=0)) / PERIOD
+    acceleration = np.abs(np.diff(stream, n=2, axis=0)) / PERIOD**2
+    assert np.all(velocity <= LIMITS * (1 + 1e-9))
+    assert np.all(acceleration <= ACCELERATIONS * (1 + 1e-9))
+    if tool_line is not None:
+        tips = np.array([tip_of(q) for q in stream])
+        assert distance_to_line(tips, *tool_line).max() < 1e-6
+        tool = np.linalg.norm(np.diff(tips, n=2, axis=0), axis=1) / PERIOD**2
+        assert tool.max() <= TOOL_ACCELERATION * (1 + 1e-6)
 
 
 def tip_of(joints) -> tuple[float, float]:
@@ -187,11 +228,18 @@ class Harness:
         return reached
 
     def wait_until_tip(self, x: float, y: float, tolerance: float) -> tuple[float, ...]:
-        """Wait until the tool of joint_states is within `tolerance` (m) of (x, y); joints."""
+        """Wait until the tool of joint_states is within `tolerance` (m) of (x, y), and the
+        last joint_commands setpoint is the one on (x, y) (a motion's last setpoints creep up
+        on its goal from rest: one may be within `tolerance` before the last); joints."""
+
+        def sent():
+            with self.lock:
+                last = self.commands[-1] if self.commands else None
+            return last is not None and math.dist(tip_of(last.position), (x, y)) <= 1e-9
 
         def there():
             joints = self.latest_joints()
-            return joints if math.dist(tip_of(joints), (x, y)) <= tolerance else None
+            return joints if math.dist(tip_of(joints), (x, y)) <= tolerance and sent() else None
 
         return wait_for(there, what=f"the tool at ({x}, {y})")
 
@@ -258,18 +306,20 @@ def test_straight_line_streams_setpoints_on_the_line_within_the_joint_speed_limi
     tips = np.array([tip_of(c.position) for c in outcome.commands])
     start_tip = tip_of(start)
     length = math.dist(start_tip, target)
-    # One setpoint per period at 0.05 m/s (1 mm each: no joint limits it on this line).
-    assert len(tips) == math.ceil(length / (0.05 * PERIOD) - 1e-9)
-    assert distance_to_line(tips, start_tip, target).max() < 1e-6
+    # No joint limits the tool on this line: from rest up to 0.05 m/s at 0.3 m/s^2, and down
+    # again to rest at the target, a setpoint per period, each on the line.
+    distances = trapezoid_distances(length, 0.05 * TOOL_SHARE, TOOL_ACCELERATION * TOOL_SHARE)
+    assert len(tips) == len(distances) == 126
+    along = (tips - start_tip) @ np.subtract(target, start_tip) / length
+    assert along == pytest.approx(distances, abs=1e-9)
     assert tips[-1] == pytest.approx(target, abs=1e-6)
-    joints = np.array([start] + [list(c.position) for c in outcome.commands])
-    steps = np.abs(np.diff(joints, axis=0))
-    assert np.all(steps <= LIMITS * PERIOD * (1 + 1e-9))
+    check_stream(start, outcome.commands, (start_tip, target))
     for command in outcome.commands:
         assert list(command.name) == NAMES
-    # The result: the whole path feasible, final joints = the last setpoint, planned steps.
+    # The result: the whole path feasible, final joints = the last setpoint, planned steps (a
+    # point at every setpoint: they are under 1 mm apart).
     assert result.feasible_fraction == 1.0
-    assert result.total_steps == math.ceil(length / CONFIG.trajectory.default_max_step - 1e-9)
+    assert result.total_steps == len(distances)
     assert list(result.final_joints.position) == list(outcome.commands[-1].position)
     assert list(result.final_joints.name) == NAMES
     # Feedback: with the first setpoint, then every 0.1 s (about every 5th setpoint), and with
@@ -307,6 +357,7 @@ def test_joint_mode_reaches_the_goal_with_the_tool_off_the_straight_line(arm):
     joints = np.array([start] + [list(c.position) for c in outcome.commands])
     steps = np.abs(np.diff(joints, axis=0))
     assert np.all(steps <= 0.8 * LIMITS * PERIOD * (1 + 1e-9))
+    check_stream(start, outcome.commands)  # from rest to rest within the accelerations too
     # Each joint moves in a straight line in joint space (all in step).
     progress = (joints - joints[0]) / (joints[-1] - joints[0])
     assert progress[:, 0] == pytest.approx(progress[:, 1], abs=1e-9)
@@ -319,14 +370,18 @@ def first_index(points, predicate) -> int:
     return next(i for i, p in enumerate(points) if predicate(p))
 
 
-def line_points(start, target, step=0.001) -> list[tuple[float, float]]:
-    count = math.ceil(math.dist(start, target) / step - 1e-9)
+def line_points(start, target, speed=0.05) -> list[tuple[float, float]]:
+    """The planned points of a line at the default 1 mm step and `speed`: where the tool's own
+    timing puts its setpoints (under 1 mm apart)."""
+    length = math.dist(start, target)
+    distances = trapezoid_distances(length, speed * TOOL_SHARE, TOOL_ACCELERATION * TOOL_SHARE)
+    assert np.diff(np.concatenate(([0.0], distances))).max() <= 0.001
     return [
         (
-            start[0] + (i + 1) / count * (target[0] - start[0]),
-            start[1] + (i + 1) / count * (target[1] - start[1]),
+            start[0] + d / length * (target[0] - start[0]),
+            start[1] + d / length * (target[1] - start[1]),
         )
-        for i in range(count)
+        for d in distances.tolist()
     ]
 
 
@@ -355,7 +410,8 @@ def test_an_infeasible_line_aborts_at_the_right_step_and_sends_nothing(
     assert result.ik_status == ik_status
     assert result.failed_step == expected
     assert result.total_steps == len(points)
-    assert result.feasible_fraction == pytest.approx(expected / len(points))
+    reached = math.dist(tip_of(start), points[expected - 1])
+    assert result.feasible_fraction == pytest.approx(reached / math.dist(tip_of(start), target))
     assert (result.failed_point.x, result.failed_point.y) == pytest.approx(
         points[expected], abs=1e-12
     )
@@ -431,12 +487,12 @@ def test_invalid_goals_are_refused_with_the_reason_and_move_nothing(arm, fields,
 # --- cancel and preemption ----------------------------------------------------------------------
 
 
-def test_cancel_stops_streaming_at_once_and_leaves_the_arm_at_the_last_setpoint(arm):
-    arm.move_to(0.16, 0.0)
+def test_cancel_decelerates_along_the_line_and_leaves_the_arm_at_the_last_setpoint(arm):
+    start = arm.move_to(0.16, 0.0)
     feedback: list = []
     before = arm.command_count()
-    handle = arm.send(goal(0.10, 0.10, speed=0.02), feedback=lambda m: feedback.append(m))
-    wait_for(lambda: len(feedback) >= 10, what="10 feedback messages")
+    handle = arm.send(goal(0.10, 0.10, speed=0.05), feedback=lambda m: feedback.append(m))
+    wait_for(lambda: len(feedback) >= 10, what="10 feedback messages")  # at 0.05 m/s by then
     cancel = handle.cancel_goal_async()
     wait_for(cancel.done, what="cancel response")
     assert len(cancel.result().goals_canceling) == 1
@@ -446,31 +502,50 @@ def test_cancel_stops_streaming_at_once_and_leaves_the_arm_at_the_last_setpoint(
     assert result.status == Result.CANCELED
     with arm.lock:
         sent = arm.commands[before:]
-    assert 10 <= len(sent) < feedback[-1].feedback.total_steps  # stopped well before the end
+    total = feedback[-1].feedback.total_steps
+    assert 10 <= result.sent_setpoints < len(sent) < total  # decelerated, and well before the end
+    assert result.total_setpoints == total
     assert list(result.final_joints.position) == list(sent[-1].position)
+    # The deceleration: on the line, within every limit, the tool from 0.05 m/s to rest.
+    check_stream(start, sent, (tip_of(start), (0.10, 0.10)))
+    tips = np.array([tip_of(c.position) for c in sent])
+    speeds = np.linalg.norm(np.diff(tips, axis=0), axis=1) / PERIOD
+    stop = result.sent_setpoints - 1
+    assert speeds[stop - 1] == pytest.approx(0.05 * TOOL_SHARE, rel=1e-6)
+    assert np.all(np.diff(speeds[stop:]) < 0)  # slower every period, to rest
+    assert "decelerated along its path in " in result.message
     count = arm.command_count()
     arm.assert_no_command_after(count)
     # The arm stays at the last commanded point.
     arm.wait_until_at(sent[-1].position, 1e-9)
 
 
-def test_a_new_goal_preempts_the_running_one(arm):
-    arm.move_to(0.16, 0.0)
+def test_a_new_goal_preempts_the_running_one_which_decelerates_first(arm):
+    start = arm.move_to(0.16, 0.0)
     feedback: list = []
-    first = arm.send(goal(0.10, 0.10, speed=0.02), feedback=lambda m: feedback.append(m))
-    wait_for(lambda: len(feedback) >= 5, what="first goal streaming")
+    before = arm.command_count()
+    first = arm.send(goal(0.10, 0.10, speed=0.05), feedback=lambda m: feedback.append(m))
+    wait_for(lambda: len(feedback) >= 10, what="first goal streaming")
     target = (0.15, 0.05)
     second = arm.run(goal(*target, speed=0.1))
     first_response = arm.wait_result(first)
     assert first_response.result.status == Result.PREEMPTED
     assert first_response.status == GoalStatus.STATUS_ABORTED
     assert "preempted" in first_response.result.message
+    assert "decelerated along its path in " in first_response.result.message
     assert second.result.status == Result.SUCCEEDED, second.result.message
-    # The second goal starts where the first one left the arm: its line begins within one
-    # setpoint of the first goal's final joints.
-    stopped_at = tip_of(first_response.result.final_joints.position)
-    tips = np.array([tip_of(c.position) for c in second.commands])
-    assert math.dist(stopped_at, tips[0]) <= 0.1 * PERIOD + 0.02 * PERIOD + 1e-9
+    # The first goal decelerated to rest on its line within the limits; the second starts
+    # from that very setpoint (from rest: its first step is a period's acceleration), so the
+    # whole stream of commands keeps the limits.
+    stopped_at = list(first_response.result.final_joints.position)
+    with arm.lock:
+        commands = arm.commands[before:]
+    positions = [list(c.position) for c in commands]
+    cut = max(i for i, q in enumerate(positions) if q == stopped_at) + 1
+    check_stream(start, commands[:cut], (tip_of(start), (0.10, 0.10)))
+    check_stream(stopped_at, commands[cut:], (tip_of(stopped_at), target))
+    tips = np.array([tip_of(c.position) for c in commands[cut:]])
+    assert math.dist(tip_of(stopped_at), tips[0]) <= 0.5 * TOOL_ACCELERATION * PERIOD**2
     assert tips[-1] == pytest.approx(target, abs=1e-6)
 
 

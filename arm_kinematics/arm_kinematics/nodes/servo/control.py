@@ -117,9 +117,9 @@ class StatusLatch:
 
 class JogControl:
     """The jog's commands and its runs (module docstring). `start_pose(wake)` waits for the
-    joints a motion starts from (None: none in time, or `wake` set); `publish(joints)` sends
-    one setpoint; `say(code, message)` publishes a status; `start_tolerance` (rad): how near
-    the latest joint_states must be to the last jog's last setpoint to start from it."""
+    joints a motion starts from (the node's one rule: the last setpoint any motion sent when
+    joint_states agree with it, else joint_states; None: none in time, or `wake` set);
+    `publish(joints)` sends one setpoint; `say(code, message)` publishes a status."""
 
     def __init__(
         self,
@@ -132,7 +132,6 @@ class JogControl:
         publish: Callable[[Sequence[float]], object],
         say: Callable[[int, str], None],
         log: Logger,
-        start_tolerance: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.arm, self.limits, self.envelope = arm, limits, envelope
@@ -150,8 +149,6 @@ class JogControl:
         self._locked: str | None = None  # why commands are ignored until they are let go
         self._paused = False
         self._dropped: tuple[str, ...] = ()  # what the stream's commands lose, said once
-        self._last: tuple[float, ...] | None = None  # the last setpoint a jog sent
-        self._start_tolerance = start_tolerance
 
     # --- commands in (the executor's threads) ----------------------------------------------
 
@@ -262,7 +259,6 @@ class JogControl:
             command, why = self._command(run)
             step = jogger.step(command)
             self._publish(step.joints)
-            self._last = step.joints
             self._report(step, command, why, self._note(step.dropped))
             if not step.moving and self._ended(run):
                 break
@@ -278,15 +274,8 @@ class JogControl:
         return reason
 
     def _start(self, run: GoalRun) -> tuple[float, ...] | None:
-        """Where a jog starts: the latest joint_states, or this jog's last setpoint when they
-        are within `start_tolerance` of it (the arm is there; the reading may be a tick old,
-        and a start behind the setpoint would be a step back)."""
-        measured = self._start_pose(run.wake)
-        last = self._last
-        if measured is None or last is None:
-            return measured
-        near = max(abs(a - b) for a, b in zip(measured, last, strict=True))
-        return last if near <= self._start_tolerance else measured
+        """Where a jog starts: the node's start pose (class docstring)."""
+        return self._start_pose(run.wake)
 
     def _note(self, dropped: tuple[str, ...]) -> str:
         """What a step dropped, in words, when the stream's dropped parts changed (else "")."""

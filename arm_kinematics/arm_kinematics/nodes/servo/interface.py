@@ -89,7 +89,6 @@ class ServoInterface:
             publish,
             self._say,
             node.get_logger(),
-            start_tolerance=config.trajectory.goal_tolerance,
         )
         node.create_subscription(
             TwistStamped, TWIST_TOPIC, self._on_twist, 10, callback_group=group
