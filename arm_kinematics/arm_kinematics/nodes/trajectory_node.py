@@ -22,6 +22,10 @@ Interfaces (relative names, so a namespace moves them all):
   local, from the hardware node): while calibration mode is on, every MoveArm goal, joint
   trajectory and clicked point is refused (CALIBRATING; the motion running when it begins is
   stopped); `plan_cartesian_path` plans as usual (it moves nothing).
+- MoveIt Servo's jog: `servo_node/delta_twist_cmds`, `servo_node/delta_joint_cmds`,
+  `servo_node/status` and its services (`nodes/servo/`, docs/jogging.md); a jog is admitted as
+  any other motion;
+- service `stop` (std_srvs/Trigger): stops every motion at once (`nodes/stop_service.py`).
 
 Targets and waypoints may be stamped in the base frame or, with a mount, the mount's parent
 frame; they are transformed into the base frame before planning (`frames.TargetFrames`).
@@ -75,6 +79,8 @@ from arm_kinematics.nodes.messages import JointStateError, joint_positions, join
 from arm_kinematics.nodes.params import ParameterStartupError, declare_arm_parameters
 from arm_kinematics.nodes.refusals import Refusal
 from arm_kinematics.nodes.runner import run_node
+from arm_kinematics.nodes.servo.interface import ServoInterface
+from arm_kinematics.nodes.stop_service import create_stop_service
 from arm_kinematics.nodes.trajectory import cartesian
 from arm_kinematics.nodes.trajectory.follow_joint_trajectory import FollowMove, TrajectoryFollower
 from arm_kinematics.nodes.trajectory.goals import (
@@ -207,6 +213,19 @@ class TrajectoryNode(Node):
             lambda: self._joint_states.wait_fresh(trajectory.joint_state_timeout_s, self._closing),
             group,
         )
+        self._servo = ServoInterface(
+            self,
+            self.config,
+            self.arm,
+            self.config.make_envelope(self.arm),
+            self._admission,
+            lambda wake: self._start_pose(
+                self._joint_states.wait_fresh(trajectory.joint_state_timeout_s, wake)
+            ),
+            self._publish_setpoint,
+            group,
+        )
+        create_stop_service(self, self._admission, group)
         action = self.resolve_topic_name("move_arm")  # resolved as rcl_action resolves it
         self.get_logger().info(
             f"trajectory_node ready: action '{action}', joints {self._names}, "

@@ -1,9 +1,10 @@
 """A motion from acceptance to its outcome: validation, admission and preemption.
 
-A motion is a MoveArm goal (or a clicked point, which is one without a goal handle) or a joint
-trajectory from another planner (`trajectory_msgs/JointTrajectory`). Every kind follows one
-rule: a valid newer motion preempts the running one, one motion holds the arm at a time, and
-a refused one disturbs nobody.
+A motion is a MoveArm goal (or a clicked point, which is one without a goal handle), a joint
+trajectory from another planner (`trajectory_msgs/JointTrajectory`), a FollowJointTrajectory
+goal or a jog (`nodes/servo/control.py`). Every kind follows one rule: a valid newer motion
+preempts the running one, one motion holds the arm at a time, and a refused one disturbs
+nobody; the stop service stops them all (`stop_all`).
 
 No rclpy here (message types only): the node passes goals in and turns outcomes into
 MoveArm results. Units: metres, radians, seconds (monotonic).
@@ -324,6 +325,17 @@ class Admission:
             previous.stop(Result.PREEMPTED, reason)
         return previous
 
+    def stop_all(self, reason: str) -> list[GoalRun]:
+        """Stop every motion, the active one and those still waiting for the arm (PREEMPTED,
+        `reason`), as the stop service asks; later motions are admitted as ever. The runs
+        stopped."""
+        with self._lock:
+            self._active = None
+            runs = [r for r in self._runs.values() if r.move is not None and r.stop_status is None]
+        for run in runs:
+            run.stop(Result.PREEMPTED, reason)
+        return runs
+
     def hold(self, reason: str) -> GoalRun | None:
         """Refuse every motion from now on (CALIBRATING, `reason`) and stop the active one;
         the stopped run, or None."""
@@ -342,6 +354,12 @@ class Admission:
     @property
     def held(self) -> bool:
         return self._held is not None
+
+    @property
+    def active(self) -> GoalRun | None:
+        """The motion that holds the arm or is about to (the newest admitted), if any."""
+        with self._lock:
+            return self._active
 
     def find(self, key: bytes) -> GoalRun | None:
         with self._lock:
