@@ -42,6 +42,7 @@ SPEED_M_S = 0.03  # the speed slider's default: 30 % of moveit_servo.scale.linea
 # bridge (or, were it lost, the jog's 0.1 s command timeout) and the braking at 0.3 m/s^2
 # (1.5 mm). 15 mm is half a second at full speed: a bound, not a measure.
 LET_GO_TRAVEL_M = 0.015
+COMMAND_PERIOD_S = 0.02  # the arm's trajectory.command_rate_hz: 50 Hz
 
 
 @pytest.fixture(scope="module")
@@ -138,6 +139,28 @@ def test_a_held_arrow_key_moves_the_live_arm_and_key_up_stops_it(
     last = twists[-1].twist
     assert (last.linear.x, last.linear.y, last.angular.z) == (0.0, 0.0, 0.0)
     assert "held" not in page.locator("#jog-y-minus").get_attribute("class").split()
+
+
+def test_the_keys_are_shown_on_the_page(page: Page) -> None:
+    # A planar arm's keys, each a button with its key's cap and what it does.
+    caps = page.locator("#jog-pad .jog-key kbd").all_inner_texts()
+    words = page.locator("#jog-pad .jog-key small").all_inner_texts()
+    assert list(zip(caps, words, strict=True)) == [
+        ("↑", "+y"),
+        ("←", "−x"),
+        ("→", "+x"),
+        ("↓", "−y"),
+        ("Q", "ccw"),
+        ("E", "cw"),
+    ]
+    assert page.locator("#jog-x-plus").get_attribute("title") == "ArrowRight: x +x"
+    assert "Esc" in page.locator("#stop").inner_text()
+    page.focus("#target-x")
+    assert "click the drawing or this box" in page.locator("#jog-keys-state").inner_text()
+    focus_jog_keys(page)
+    assert page.locator("#jog-keys-state").inner_text() == (
+        "Keys on: arrows move x, y; Q/E heading; Esc stops everything."
+    )
 
 
 def test_a_planar_arm_has_no_z_and_a_2r_arm_says_it_cannot_turn_its_tool(
@@ -241,6 +264,58 @@ def test_a_gamepad_jogs_only_with_its_dead_man_button_held(page: Page, watch: Ar
     set_pad(page, a1=0.0)
 
 
+def set_speed(page: Page, percent: int) -> None:
+    page.locator("#jog-speed").fill(str(percent))
+    assert page.locator("#jog-speed-value").inner_text() == f"{percent} %"
+
+
+def jog_speed(page: Page, watch: ArmWatch, hold, release) -> tuple[float, float]:
+    """Hold a key or button (`hold(page)`) until the tool has gone 30 mm, then let go; the
+    twists' linear speed and the tool's speed past its first 10 mm (the jog's acceleration to
+    6 cm/s takes 6 mm), each step of joint_states over one command period (m/s)."""
+    start = watch.tool(watch.wait_at_rest())
+    received, states = watch.twist_count(), watch.state_count()
+    hold(page)
+    watch.wait_moved(start, 0.03)
+    release(page)
+    watch.wait_at_rest()
+    commanded = {
+        round(math.hypot(t.twist.linear.x, t.twist.linear.y), 9)
+        for t in watch.twists[received:]
+        if t.twist.linear.x or t.twist.linear.y
+    }
+    assert len(commanded) == 1, commanded
+    return commanded.pop(), watch.tool_step(states, start, 0.01, 0.025) / COMMAND_PERIOD_S
+
+
+def test_the_speed_slider_scales_the_jog(page: Page, watch: ArmWatch) -> None:
+    move_to(page, ("15", "0"))
+    page.wait_for_selector('#move-status[data-status="SUCCEEDED"]')
+    try:
+        set_speed(page, 60)
+        assert page.locator("#jog-speed").get_attribute("title") == "6.0 cm/s, 34°/s at most"
+        focus_jog_keys(page)
+        commanded, measured = jog_speed(
+            page,
+            watch,
+            lambda p: p.keyboard.down("ArrowDown"),
+            lambda p: p.keyboard.up("ArrowDown"),
+        )
+        assert commanded == pytest.approx(0.06)
+        assert measured == pytest.approx(0.06, rel=0.1)
+        # The default 30 %, and the pad's button held with the mouse: half as fast, back up.
+        set_speed(page, 30)
+        button = page.locator("#jog-y-plus").bounding_box()
+        page.mouse.move(button["x"] + button["width"] / 2, button["y"] + button["height"] / 2)
+        slow_commanded, slow_measured = jog_speed(
+            page, watch, lambda p: p.mouse.down(), lambda p: p.mouse.up()
+        )
+        assert slow_commanded == pytest.approx(SPEED_M_S)
+        assert slow_measured == pytest.approx(SPEED_M_S, rel=0.1)
+    finally:
+        set_speed(page, 30)
+
+
 def move_to(page: Page, target_cm: tuple[str, str]) -> tuple[float, float]:
     """Type the target (cm), wait for its answer, send a joint move ("Joints here"); the target
     in metres."""
@@ -266,7 +341,7 @@ def goal_stopped_by(page: Page, watch: ArmWatch, target_cm: tuple[str, str], sto
 
 
 def test_the_stop_button_and_escape_end_a_jog_and_a_goal(page: Page, watch: ArmWatch) -> None:
-    stops = jog_stats(page)["stops"]
+    stops, answers = jog_stats(page)["stops"], jog_stats(page)["stopAnswers"]
     # A jog: Escape while the key is held; the key moves nothing until pressed again.
     start = watch.tool(watch.wait_at_rest())
     focus_jog_keys(page)
@@ -286,9 +361,29 @@ def test_the_stop_button_and_escape_end_a_jog_and_a_goal(page: Page, watch: ArmW
     page.keyboard.down("ArrowLeft")
     watch.wait_moved(rest, 0.005)
     page.keyboard.up("ArrowLeft")
+    # The STOP button during the gamepad's jog: the stop service stops the jog, and the pad,
+    # its dead-man and stick still held, moves nothing until the dead-man is pressed again.
+    start = watch.tool(watch.wait_at_rest())
+    set_pad(page, a0=-1.0, b4=1.0)
+    watch.wait_moved(start, 0.005)
+    at_stop = watch.tool()
+    page.click("#stop")
+    page.wait_for_function(f"window.armStats.jog.stopAnswers >= {answers + 2}")
+    assert jog_stats(page)["stopMessage"] == "stopped: jog"
+    rest = watch.tool(watch.wait_at_rest())
+    assert math.dist(rest, at_stop) < LET_GO_TRAVEL_M
+    sent = jog_stats(page)["sent"]
+    wait_ticks(page, 10)
+    assert jog_stats(page)["pad"] == "waiting"
+    assert jog_stats(page)["sent"] == sent
+    set_pad(page, b4=0.0)
+    wait_ticks(page, 2)
+    set_pad(page, b4=1.0)
+    watch.wait_moved(rest, 0.005)
+    set_pad(page, a0=0.0, b4=0.0)
     watch.wait_at_rest()
     screenshot(page, "page-jog-2r.png")
     # Goals: the button, and Escape from anywhere on the page (a number field too).
     goal_stopped_by(page, watch, ("-2", "-14"), lambda p: p.click("#stop"))
     goal_stopped_by(page, watch, ("14", "8"), lambda p: p.press("#target-x", "Escape"))
-    assert jog_stats(page)["stops"] == stops + 3
+    assert jog_stats(page)["stops"] == stops + 4

@@ -4,7 +4,9 @@ window.armStats.jog, the live arm it draws), and a gamepad stubbed in the browse
 
 from __future__ import annotations
 
+import itertools
 import math
+import statistics
 import threading
 
 from geometry_msgs.msg import TwistStamped
@@ -69,8 +71,7 @@ class ArmWatch:
         """The arm's joints (rad, in the arm's order) of a joint_states message, the latest."""
         with self.lock:
             state = self.states[index]
-        by_name = dict(zip(state.name, state.position, strict=True))
-        return [by_name[name] for name in self.arm.joint_names]
+        return self._joints_of(state)
 
     def tool(self, joints: list[float] | None = None) -> tuple[float, ...]:
         """The tool's position (x, y, and z of a spatial arm; m) at `joints`, the latest."""
@@ -85,6 +86,30 @@ class ArmWatch:
             return tool if math.dist(tool, start) > distance else None
 
         return wait_for(far, what=f"the tool {distance * 1000:.0f} mm from {start}")
+
+    def state_count(self) -> int:
+        with self.lock:
+            return len(self.states)
+
+    def tool_step(self, since: int, start: tuple[float, ...], near: float, far: float) -> float:
+        """The tool's travel (m) from one joint_states message to the next, the median over
+        the messages from index `since` on that lie between `near` and `far` m from `start`
+        and moved: how far the jog takes the tool per command period. (Not a speed by the
+        clock: when the jog's and the servos' 50 Hz ticks fire depends on the machine's load;
+        the step each takes does not.)"""
+        with self.lock:
+            states = self.states[since:]
+        path = [self.tool(self._joints_of(state)) for state in states]
+        steps = [
+            math.dist(a, b)
+            for a, b in itertools.pairwise(path)
+            if near < math.dist(a, start) <= far and a != b
+        ]
+        return statistics.median(steps)
+
+    def _joints_of(self, state: JointState) -> list[float]:
+        by_name = dict(zip(state.name, state.position, strict=True))
+        return [by_name[name] for name in self.arm.joint_names]
 
     def wait_at_rest(self) -> list[float]:
         """Until REST_MESSAGES joint_states in a row are the same; their joints."""

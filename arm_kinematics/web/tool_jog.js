@@ -131,8 +131,9 @@ export class ToolJog {
     this.wasConnected = false;
     // For the tests and the benchmark (performance.now(), ms): pressedAt, the last key or button
     // pressed; firstSentAt, the first twist asking for motion sent after it. stops: STOPs asked,
-    // stopAnswers: the stop service's answers shown.
-    this.stats = { ticks: 0, sent: 0, zeros: 0, skipped: 0, stops: 0, stopAnswers: 0, letGo: [], pressedAt: null, firstSentAt: null, last: null, pad: "none" };
+    // stopAnswers: the stop service's answers shown,
+    // stopMessage: the last one's words.
+    this.stats = { ticks: 0, sent: 0, zeros: 0, skipped: 0, stops: 0, stopAnswers: 0, stopMessage: null, letGo: [], pressedAt: null, firstSentAt: null, last: null, pad: "none" };
     stats.jog = this.stats;
     box.innerHTML = BOX_HTML;
     this.pad = box.querySelector("#jog-pad");
@@ -203,7 +204,6 @@ export class ToolJog {
     const { linear, angular } = this.speedNow();
     this.speed.nextElementSibling.textContent = `${percent} %`;
     this.speed.title = `${(linear * 100).toFixed(1)} cm/s, ${((angular * 180) / Math.PI).toFixed(0)}°/s at most`;
-    this.box.querySelector("#jog-speed-value").dataset.linear = String(linear);
   }
 
   speedNow() {
@@ -230,7 +230,7 @@ export class ToolJog {
   onKeyDown(event) {
     if (event.key === "Escape") {
       event.preventDefault();
-      this.stop();
+      if (!event.repeat) this.stop(); // once per press, however long it is held
       return;
     }
     if (event.ctrlKey || event.altKey || event.metaKey) return; // the browser's shortcuts
@@ -375,6 +375,7 @@ export class ToolJog {
     this.letGo("STOP"); // after the call: its zero twist follows the request on the socket
     const answer = await call;
     this.stats.stopAnswers += 1;
+    this.stats.stopMessage = answer.result ? answer.values.message : null;
     if (answer.result) setStatus("jog-status", "STOPPED", answer.values.message, "stopped");
     else setStatus("jog-status", "NO ANSWER", `stop: ${answer.values}`);
   }
