@@ -15,6 +15,7 @@ import subprocess
 from collections.abc import Iterator
 
 import pytest
+from arm_2r import tip_of
 from ros_helpers import (
     installed_executable,
     interrupt_after,
@@ -23,7 +24,7 @@ from ros_helpers import (
     stop_process,
     wait_for,
 )
-from test_trajectory_node import Harness, make_nodes, tip_of
+from trajectory_harness import Harness, make_nodes
 
 from arm_kinematics.cli.move_arm import build_parser, run
 

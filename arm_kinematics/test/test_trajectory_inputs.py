@@ -13,12 +13,10 @@ import math
 
 import numpy as np
 import pytest
-from builtin_interfaces.msg import Duration
-from geometry_msgs.msg import Pose
-from test_trajectory_node import tip_of
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from arm_2r import CONFIG, L1, L2, LIMITS, distance_to_polyline, tip_of
+from trajectory_harness import joint_trajectory, poses
 
-from arm_kinematics.config import ArmConfig, MountConfig
+from arm_kinematics.config import MountConfig
 from arm_kinematics.kinematics import IkAnswers, chain_solver
 from arm_kinematics.kinematics.planning.joint_trajectory import TimedJointPath
 from arm_kinematics.nodes.messages import joint_state
@@ -35,56 +33,17 @@ from arm_kinematics.nodes.trajectory.poses import ToolPoses
 from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK
 
-CONFIG = ArmConfig.from_file()
 ARM = CONFIG.make_arm()
 NAMES = CONFIG.joint_names
-L1, L2 = CONFIG.link_lengths
-LIMITS = np.asarray(CONFIG.max_velocities)
 HOME = tuple(CONFIG.home)
 Response = PlanCartesianPath.Response
-
-
-def distance_to_polyline(point, corners) -> float:
-    """Distance (m) from (x, y) to the nearest of the segments between `corners`."""
-    p = np.asarray(point, dtype=float)
-    best = math.inf
-    for a, b in itertools.pairwise(corners):
-        a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-        t = np.clip(np.dot(p - a_, b_ - a_) / np.dot(b_ - a_, b_ - a_), 0.0, 1.0)
-        best = min(best, float(np.linalg.norm(p - (a_ + t * (b_ - a_)))))
-    return best
-
-
-def poses(points) -> list[Pose]:
-    """Poses at (x, y) or (x, y, z) points (m), orientation the identity."""
-    result = []
-    for point in points:
-        pose = Pose()
-        pose.position.x, pose.position.y = point[0], point[1]
-        pose.position.z = point[2] if len(point) > 2 else 0.0
-        pose.orientation.w = 1.0
-        result.append(pose)
-    return result
-
-
-def message(names, points) -> JointTrajectory:
-    """A JointTrajectory of (time s, positions rad) points, as a planner sends it."""
-    msg = JointTrajectory(joint_names=list(names))
-    for time, positions in points:
-        sec, nanosec = divmod(round(time * 1e9), 1_000_000_000)
-        msg.points.append(
-            JointTrajectoryPoint(
-                positions=list(positions), time_from_start=Duration(sec=sec, nanosec=nanosec)
-            )
-        )
-    return msg
 
 
 # --- joint trajectories ------------------------------------------------------------------------
 
 
 def test_a_trajectory_with_shuffled_names_is_checked_from_the_current_pose_in_the_arm_order():
-    msg = message(["elbow", "shoulder"], [(0.5, (0.6, 0.2)), (1.25, (0.3, 0.4))])
+    msg = joint_trajectory(["elbow", "shoulder"], [(0.5, (0.6, 0.2)), (1.25, (0.3, 0.4))])
     trajectory = TrajectoryMove.from_message(msg)
     assert trajectory.times == (0.5, 1.25)
     path = trajectory.check(CONFIG, HOME)
@@ -123,12 +82,12 @@ def test_a_trajectory_that_breaks_a_rule_is_refused_naming_the_point_and_joint(
     names, points, reason
 ):
     with pytest.raises(Refusal) as refused:
-        TrajectoryMove.from_message(message(names, points)).check(CONFIG, HOME)
+        TrajectoryMove.from_message(joint_trajectory(names, points)).check(CONFIG, HOME)
     assert reason in refused.value.message
 
 
 def test_a_trajectory_without_a_start_pose_is_refused():
-    trajectory = TrajectoryMove.from_message(message(NAMES, [(1.0, HOME)]))
+    trajectory = TrajectoryMove.from_message(joint_trajectory(NAMES, [(1.0, HOME)]))
     with pytest.raises(Refusal, match=r"^no joint_states within"):
         trajectory.check(CONFIG, None)
 
@@ -136,7 +95,7 @@ def test_a_trajectory_without_a_start_pose_is_refused():
 def test_a_trajectory_and_a_goal_preempt_each_other_and_an_empty_one_stops_the_running_one():
     admission = Admission()
     goal = admission.admit(b"1", Move(0, (0.12, 0.05), 0.05, 0.001))
-    trajectory = TrajectoryMove.from_message(message(NAMES, [(1.0, HOME)]))
+    trajectory = TrajectoryMove.from_message(joint_trajectory(NAMES, [(1.0, HOME)]))
     first = admission.admit(b"2", trajectory, "joint trajectory")
     assert goal.stop_status == Result.PREEMPTED
     assert goal.stop_reason == "preempted by a newer joint trajectory"

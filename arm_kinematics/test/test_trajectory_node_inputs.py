@@ -16,14 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from arm_2r import CONFIG, NAMES, PERIOD, distance_to_polyline, tip_of
 from geometry_msgs.msg import PointStamped
 from rcl_interfaces.msg import Log
 from ros_helpers import ros_graph, wait_for
-from test_ik_node_frames import urdf_origin
-from test_trajectory_inputs import distance_to_polyline, poses
-from test_trajectory_inputs import message as trajectory
-from test_trajectory_node import CONFIG, NAMES, PERIOD, Harness, goal, make_nodes, tip_of
+from trajectory_harness import Harness, goal, joint_trajectory, make_nodes, poses
 from trajectory_msgs.msg import JointTrajectory
+from urdf_chain import urdf_origin
 
 from arm_kinematics.bridge.convert import from_json
 from arm_kinematics_interfaces.action import MoveArm
@@ -82,7 +81,7 @@ class Inputs(Harness):
         start = np.array(self.move_to(0.16, 0.0))
         before = self.command_count()
         logs = self.log_count()
-        self.planner.publish(trajectory(NAMES, [(3.0, start + np.array((0.5, -0.5)))]))
+        self.planner.publish(joint_trajectory(NAMES, [(3.0, start + np.array((0.5, -0.5)))]))
         wait_for(lambda: self.command_count() >= before + 10, what="the trajectory streaming")
         return before, logs
 
@@ -115,7 +114,9 @@ def test_a_planner_trajectory_with_shuffled_names_is_streamed_and_the_arm_ends_o
     before = arm.command_count()
     logs = arm.log_count()
     # elbow first, as a planner with another joint order sends it.
-    arm.planner.publish(trajectory(["elbow", "shoulder"], [(0.5, middle[::-1]), (0.8, last[::-1])]))
+    arm.planner.publish(
+        joint_trajectory(["elbow", "shoulder"], [(0.5, middle[::-1]), (0.8, last[::-1])])
+    )
     arm.wait_until_at(last, 1e-9)
     arm.wait_log("joint trajectory SUCCEEDED", logs)
     sent = arm.sent_since(before)
@@ -153,7 +154,7 @@ def test_a_trajectory_that_breaks_a_rule_is_refused_with_one_log_line_and_nothin
     arm.move_to(0.16, 0.0)
     before = arm.command_count()
     logs = arm.log_count()
-    arm.planner.publish(trajectory(names, points))
+    arm.planner.publish(joint_trajectory(names, points))
     refused = arm.wait_log("joint trajectory refused", logs)
     assert line in refused[0]
     assert refused[0].endswith("nothing moved")
@@ -179,7 +180,7 @@ def test_a_trajectory_preempts_a_running_goal(arm):
     wait_for(lambda: len(feedback) >= 5, what="the goal streaming")
     now = np.array(arm.latest_joints())
     last = now + np.array((-0.4, 0.3))
-    arm.planner.publish(trajectory(NAMES, [(1.0, last)]))
+    arm.planner.publish(joint_trajectory(NAMES, [(1.0, last)]))
     response = arm.wait_result(running)
     assert response.result.status == Result.PREEMPTED
     assert response.result.message.startswith("preempted by a newer joint trajectory")

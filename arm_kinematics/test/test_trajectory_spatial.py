@@ -3,7 +3,7 @@ shoulder, elbow, wrist pitch, wrist roll, gripper) against the real IkNode, Hard
 and TrajectoryNode in one process, through rclpy clients.
 
 The tool point of every streamed setpoint is computed from the URDF's joint chain (parsed
-independently of the code under test, `test_urdf.UrdfChain`), so a straight line in 3D is
+independently of the code under test, `urdf_chain.UrdfChain`), so a straight line in 3D is
 checked against the description RViz draws, not against the planner's own forward kinematics.
 """
 
@@ -21,9 +21,9 @@ import transforms3d
 from geometry_msgs.msg import PointStamped, Pose
 from rclpy.parameter import Parameter
 from ros_helpers import PACKAGE_DIR, ros_graph, wait_for, wait_for_future
-from test_trajectory_node import TEST_OVERRIDES, Harness
-from test_urdf import UrdfChain
+from trajectory_harness import TEST_OVERRIDES, Harness
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from urdf_chain import UrdfChain
 
 from arm_kinematics.cli.move_arm import run as move_arm_run
 from arm_kinematics.config import ArmConfig, load_parameters_file

@@ -14,6 +14,7 @@ import socket
 import threading
 
 import aiohttp
+from bridge_client import REACHABLE, Client, run, solve_ik_call
 from ros_helpers import (
     DEFAULT_TIMEOUT_S,
     PACKAGE_DIR,
@@ -22,7 +23,6 @@ from ros_helpers import (
     stop_process,
     wait_for,
 )
-from test_web_bridge_protocol import REACHABLE, Client, run, solve_ik_call
 
 from arm_kinematics_interfaces.srv import SolveIK
 
