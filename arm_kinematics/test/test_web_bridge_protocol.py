@@ -22,6 +22,7 @@ import subprocess
 import threading
 import time
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +46,10 @@ from ros_helpers import (
     DEFAULT_TIMEOUT_S,
     PYTHON,
     RosGraph,
+    at_once,
     installed_executable,
     ros_graph,
+    run_to_exit,
     start_node_process,
     wait_for,
 )
@@ -1031,24 +1034,32 @@ def test_the_parameters_are_read_only_and_described(stack: Stack) -> None:
 # --- the node's parameters and start-up, as a process --------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("arguments", "error"),
-    [
-        (["-p", "port:=70000"], "parameter 'port' = 70000"),
-        (["-p", "host:=example.com"], "parameter 'host' = 'example.com'"),
-        (["-p", "max_connections:=0"], "parameter 'max_connections' = 0"),
-        (["-p", "rate_limit_per_s:=fast"], "rate_limit_per_s"),
-    ],
-)
+BAD_PARAMETERS = [  # (the arguments, what the FATAL line names)
+    (["-p", "port:=70000"], "parameter 'port' = 70000"),
+    (["-p", "host:=example.com"], "parameter 'host' = 'example.com'"),
+    (["-p", "max_connections:=0"], "parameter 'max_connections' = 0"),
+    (["-p", "rate_limit_per_s:=fast"], "rate_limit_per_s"),
+]
+
+
+@pytest.fixture(scope="module")
+def bad_parameter_starts() -> list[tuple[int, str]]:
+    """web_bridge with each of BAD_PARAMETERS, all started at once (their start-ups overlap):
+    exit code and output, in order."""
+    return at_once(
+        *(partial(run_to_exit, "web_bridge", "--ros-args", *args) for args, _ in BAD_PARAMETERS)
+    )
+
+
+@pytest.mark.parametrize("case", range(len(BAD_PARAMETERS)), ids=lambda i: BAD_PARAMETERS[i][1])
 def test_a_bad_parameter_stops_the_node_with_one_line_and_exit_2(
-    arguments: list[str], error: str
+    bad_parameter_starts, case: int
 ) -> None:
-    process = start_node_process(installed_executable("web_bridge"), "--ros-args", *arguments)
-    output, _ = process.communicate(timeout=DEFAULT_TIMEOUT_S)  # it stops by itself
-    assert process.returncode == 2, output
+    code, output = bad_parameter_starts[case]
+    assert code == 2, output
     fatal = [line for line in output.splitlines() if "FATAL" in line]
     assert len(fatal) == 1, output
-    assert error in fatal[0]
+    assert BAD_PARAMETERS[case][1] in fatal[0]
     assert "Traceback" not in output
 
 
@@ -1057,11 +1068,8 @@ def test_a_port_in_use_stops_the_node_with_exit_1() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        process = start_node_process(
-            installed_executable("web_bridge"), "--ros-args", "-p", f"port:={port}"
-        )
-        output, _ = process.communicate(timeout=DEFAULT_TIMEOUT_S)
-    assert process.returncode == 1, output
+        code, output = run_to_exit("web_bridge", "--ros-args", "-p", f"port:={port}")
+    assert code == 1, output
     assert f"cannot listen on 127.0.0.1:{port}" in output
     assert "Traceback" not in output
 
