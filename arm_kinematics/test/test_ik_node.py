@@ -11,7 +11,6 @@ import dataclasses
 import math
 import random
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -58,12 +57,6 @@ def tip_of(joints) -> tuple[float, float]:
         LENGTHS[0] * math.cos(q1) + LENGTHS[1] * math.cos(q1 + q2),
         LENGTHS[0] * math.sin(q1) + LENGTHS[1] * math.sin(q1 + q2),
     )
-
-
-@pytest.fixture(scope="module")
-def graph() -> Iterator[RosGraph]:
-    with ros_graph() as g:
-        yield g
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
 from ik_clients import LENGTHS, Clients, make_ik_node, target
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_helpers import RosGraph, ros_graph, wait_for
+from ros_helpers import RosGraph, wait_for
 from urdf_chain import urdf_origin
 from visualization_msgs.msg import MarkerArray
 
@@ -97,12 +96,6 @@ def world_samples(name: str, seed: str, count: int):
         joints = random_joints(rng)
         pose = ARM.forward(joints)
         yield joints, pose, to_world(mount, (pose[0], pose[1], 0.0))
-
-
-@pytest.fixture(scope="module")
-def graph() -> Iterator[RosGraph]:
-    with ros_graph() as g:
-        yield g
 
 
 @pytest.fixture(scope="module")

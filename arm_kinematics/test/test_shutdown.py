@@ -13,7 +13,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Iterator
 from functools import partial
 
 import pytest
@@ -22,7 +21,6 @@ from ros_helpers import (
     RosGraph,
     at_once,
     installed_executable,
-    ros_graph,
     start_node_process,
     wait_for,
 )
@@ -37,12 +35,6 @@ pytestmark = pytest.mark.ros
 
 ROUNDS = 2
 _names = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def graph() -> Iterator[RosGraph]:
-    with ros_graph() as g:
-        yield g
 
 
 @pytest.mark.parametrize("layout", ["bringup", "separate"])

@@ -8,7 +8,6 @@ Forward kinematics in these tests is written out independently of the code under
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -27,7 +26,7 @@ from arm_2r import (
 )
 from geometry_msgs.msg import PointStamped
 from ros_helpers import ros_graph, wait_for
-from trajectory_harness import Goal, Harness, Result, goal, make_nodes
+from trajectory_harness import Goal, Harness, Result, goal
 from visualization_msgs.msg import Marker
 
 from arm_kinematics.nodes.trajectory_node import TrajectoryNode, status_name
@@ -37,12 +36,8 @@ DEG = math.radians
 
 
 @pytest.fixture(scope="module")
-def arm() -> Iterator[Harness]:
-    with ros_graph() as graph:
-        nodes = make_nodes(graph)
-        harness = Harness(graph, nodes["hardware"])
-        harness.trajectory = nodes["trajectory"]
-        yield harness
+def arm(default_arm: Harness) -> Harness:
+    return default_arm
 
 
 # --- a straight line that works ------------------------------------------------------------------
