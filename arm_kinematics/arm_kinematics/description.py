@@ -1,7 +1,8 @@
 """The arm's URDF: urdf/arm.urdf.xacro expanded with the `xacro` package for one params file.
 
 Pure Python (xacro, PyYAML; no rclpy). The xacro reads link lengths, joint names, limits and
-frames from the same params file as the nodes, so one file describes the whole arm.
+frames from the same params file as the nodes, so one file describes the whole arm; the
+robot's name too (`robot_name`, "arm" for a file without one: config/schema.py).
 """
 
 from __future__ import annotations

@@ -18,6 +18,13 @@ The prefix goes to every node as the `frame_prefix` parameter and to xacro as it
 robot_state_publisher gets the prefixed URDF and no `frame_prefix` of its own, because its
 prefix would also rename the URDF's root (the mount's parent, e.g. world -> left_arm/world) and
 split the tree.
+
+The arm's nodes are required, as roslaunch's `required="true"` was: when one of them ends
+while the launch runs (a bad parameter, a port in use, a board that cannot be opened: its log
+line says why, and launch logs "process has died ... exit code N"), `_end_the_launch` says
+which and shuts the launch down, and every other node stops as on Ctrl-C. An arm without its
+hardware node or its page is not left running half-started. RViz is not required: closing its
+window leaves the arm running.
 """
 
 from __future__ import annotations
@@ -25,8 +32,15 @@ from __future__ import annotations
 import os
 
 from launch import LaunchContext, LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction, SetLaunchConfiguration
+from launch.actions import (
+    DeclareLaunchArgument,
+    LogInfo,
+    OpaqueFunction,
+    SetLaunchConfiguration,
+    Shutdown,
+)
 from launch.conditions import IfCondition
+from launch.events.process import ProcessExited
 from launch.substitutions import (
     Command,
     FindExecutable,
@@ -64,6 +78,18 @@ def _frames(context: LaunchContext) -> list[SetLaunchConfiguration]:
         SetLaunchConfiguration("frame_prefix", prefix),
         SetLaunchConfiguration("rviz_fixed_frame", fixed_frame),
     ]
+
+
+def _end_the_launch(event: ProcessExited, context: LaunchContext) -> list | None:
+    """A required node ended (`on_exit` of each arm node): say so and shut the launch down,
+    unless it is shutting down already (Ctrl-C)."""
+    if context.is_shutdown:
+        return None
+    reason = (
+        f"{event.process_name} ended with exit code {event.returncode} (its log above says "
+        "why): stopping the arm's other nodes"
+    )
+    return [LogInfo(msg=reason), Shutdown(reason=reason)]
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -152,6 +178,7 @@ def generate_launch_description() -> LaunchDescription:
                 namespace=namespace,
                 parameters=arm_parameters,
                 output="screen",
+                on_exit=_end_the_launch,
             ),
             Node(
                 package=PACKAGE,
@@ -159,6 +186,7 @@ def generate_launch_description() -> LaunchDescription:
                 namespace=namespace,
                 parameters=arm_parameters,
                 output="screen",
+                on_exit=_end_the_launch,
             ),
             Node(
                 package=PACKAGE,
@@ -170,6 +198,7 @@ def generate_launch_description() -> LaunchDescription:
                     {"config_file": ParameterValue(config, value_type=str)},
                 ],
                 output="screen",
+                on_exit=_end_the_launch,
             ),
             Node(
                 package=PACKAGE,
@@ -178,6 +207,7 @@ def generate_launch_description() -> LaunchDescription:
                 parameters=[*arm_parameters, {"port": ParameterValue(web_port, value_type=int)}],
                 condition=IfCondition(web),
                 output="screen",
+                on_exit=_end_the_launch,
             ),
             Node(
                 package="robot_state_publisher",
@@ -185,6 +215,7 @@ def generate_launch_description() -> LaunchDescription:
                 namespace=namespace,
                 parameters=[{"robot_description": robot_description}],
                 output="screen",
+                on_exit=_end_the_launch,
             ),
             Node(
                 package="rviz2",

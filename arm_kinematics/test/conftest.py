@@ -1,7 +1,9 @@
 """Shared test set-up.
 
 Every test run gets its own ROS_DOMAIN_ID (and localhost-only discovery) before rclpy is
-imported anywhere, so parallel runs and a demo left running never answer each other's calls.
+imported anywhere, so parallel runs and a demo left running never answer each other's calls;
+every module and every test its own XDG_STATE_HOME (where the hardware node remembers its
+pose), so no test starts where another one, or the user's arm, stopped.
 The helper modules (every .py file here that is not a test file, docs/testing.md) get pytest's
 assertion rewriting, as test files do, so that a failed `assert` in them shows its values.
 
@@ -36,6 +38,22 @@ if "ARM_KINEMATICS_TEST_DOMAIN" not in os.environ:
     os.environ["ARM_KINEMATICS_TEST_DOMAIN"] = str(random.SystemRandom().randint(1, 100))
 os.environ["ROS_DOMAIN_ID"] = os.environ["ARM_KINEMATICS_TEST_DOMAIN"]
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _state_directory_of_the_module(tmp_path_factory) -> Iterator[None]:
+    """Each module's nodes (a module-scoped stack too) keep their state, the hardware node's
+    remembered pose, in a fresh XDG_STATE_HOME: never the user's, never another module's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _state_directory_of_the_test(tmp_path_factory, monkeypatch) -> None:
+    """... and so does each test's: a node a test starts begins at home unless the test itself
+    left a remembered pose (a restart within the test)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,10 @@ from arm_kinematics.cli.common import (
     EXIT_BROKEN_PIPE,
     ClientParser,
     add_target_arguments,
-    fill_target,
     parse_client_args,
+    target_arguments,
 )
+from arm_kinematics.commander.targets import ArmFacts, fill_target, pose_fields
 from arm_kinematics.names import absolute_namespace
 from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.srv import SolveIK
@@ -25,6 +26,14 @@ def target_parser() -> ClientParser:
     parser = ClientParser(prog="client")
     add_target_arguments(parser, heading_help="heading, DEGREES")
     return parser
+
+
+def fill_from_command_line(request, argv, plane_z: float, layout: str = "planar"):
+    """What a client sends for a command line: its target arguments, through the commander."""
+    arguments = target_arguments(parse_client_args(target_parser(), argv), layout)
+    frame = arguments.pop("frame")
+    facts = ArmFacts(layout, ("shoulder", "elbow"), plane_z)
+    return fill_target(request, pose_fields(facts, **arguments, frame=frame), frame)
 
 
 def test_a_wrong_command_line_exits_1_not_argparses_2(capsys: pytest.CaptureFixture) -> None:
@@ -43,7 +52,7 @@ def test_ros_args_go_to_rclpy_not_to_the_parser() -> None:
 @pytest.mark.parametrize("message", [SolveIK.Request, MoveArm.Goal])
 def test_fill_target_converts_degrees_to_a_tool_angle_and_defaults_z_to_the_plane(message) -> None:
     request = message()
-    fill_target(request, parse_client_args(target_parser(), ["c", "0.1", "-0.2"]), plane_z=0.03)
+    fill_from_command_line(request, ["c", "0.1", "-0.2"], plane_z=0.03)
     target = request.target
     position = target.pose.position
     assert (position.x, position.y, position.z) == (0.1, -0.2, 0.03)
@@ -52,7 +61,7 @@ def test_fill_target_converts_degrees_to_a_tool_angle_and_defaults_z_to_the_plan
     assert request.orientation_mode == message.POSITION_ONLY
 
     argv = ["c", "0.1", "0.2", "--z", "0.5", "--heading", "-120", "--frame", "base_link"]
-    fill_target(request, parse_client_args(target_parser(), argv), plane_z=0.03)
+    fill_from_command_line(request, argv, plane_z=0.03)
     assert target.pose.position.z == 0.5
     assert target.header.frame_id == "base_link"
     assert request.orientation_mode == message.TOOL_ANGLE
@@ -106,7 +115,7 @@ def test_pitch_is_a_spatial_arms_name_for_the_tool_angle_and_excludes_heading(
 ) -> None:
     request = MoveArm.Goal()
     argv = ["c", "0.15", "0.05", "--z", "0.1", "--pitch", "-45"]
-    fill_target(request, parse_client_args(target_parser(), argv), plane_z=0.0)
+    fill_from_command_line(request, argv, plane_z=0.0, layout="spatial")
     assert request.target.pose.position.z == 0.1
     assert request.orientation_mode == MoveArm.Goal.TOOL_ANGLE
     assert request.tool_angle == pytest.approx(math.radians(-45))

@@ -25,13 +25,15 @@ ROSDEP_KEYS = {
     "pytest": "python3-pytest",
     "hypothesis": "python3-hypothesis",
     "scipy": "python3-scipy",
+    "toppra": "python3-toppra-pip",
     "catkin_pkg": "python3-catkin-pkg",
     "adafruit_servokit": "python3-adafruit-servokit-pip",
     "aiohttp": "python3-aiohttp",
     "psutil": "python3-psutil",
 }
-#: Modules with no rosdep key at all: installed with pip, as docs/install.md says.
-PIP_ONLY = {"adafruit_extended_bus", "playwright", "roslibpy"}
+#: Modules with no rosdep key at all: installed with pip, as docs/install.md says (ruckig:
+#: rosdistro's ruckig package is the C++ library, without the Python module).
+PIP_ONLY = {"adafruit_extended_bus", "playwright", "roslibpy", "ruckig"}
 #: Modules of this package and of the test folder itself.
 OWN = {"arm_kinematics", "arm_kinematics_interfaces"}
 

@@ -19,10 +19,14 @@ from arm_2r import (
     LIMITS,
     NAMES,
     PERIOD,
+    TOOL_ACCELERATION,
+    TOOL_SHARE,
+    check_stream,
     distance_to_line,
     first_index,
     line_points,
     tip_of,
+    trapezoid_distances,
 )
 from geometry_msgs.msg import PointStamped
 from ros_helpers import ros_graph, wait_for
@@ -53,18 +57,20 @@ def test_straight_line_streams_setpoints_on_the_line_within_the_joint_speed_limi
     tips = np.array([tip_of(c.position) for c in outcome.commands])
     start_tip = tip_of(start)
     length = math.dist(start_tip, target)
-    # One setpoint per period at 0.05 m/s (1 mm each: no joint limits it on this line).
-    assert len(tips) == math.ceil(length / (0.05 * PERIOD) - 1e-9)
-    assert distance_to_line(tips, start_tip, target).max() < 1e-6
+    # No joint limits the tool on this line: from rest up to 0.05 m/s at 0.3 m/s^2, and down
+    # again to rest at the target, a setpoint per period, each on the line.
+    distances = trapezoid_distances(length, 0.05 * TOOL_SHARE, TOOL_ACCELERATION * TOOL_SHARE)
+    assert len(tips) == len(distances) == 126
+    along = (tips - start_tip) @ np.subtract(target, start_tip) / length
+    assert along == pytest.approx(distances, abs=1e-9)
     assert tips[-1] == pytest.approx(target, abs=1e-6)
-    joints = np.array([start] + [list(c.position) for c in outcome.commands])
-    steps = np.abs(np.diff(joints, axis=0))
-    assert np.all(steps <= LIMITS * PERIOD * (1 + 1e-9))
+    check_stream(start, outcome.commands, (start_tip, target))
     for command in outcome.commands:
         assert list(command.name) == NAMES
-    # The result: the whole path feasible, final joints = the last setpoint, planned steps.
+    # The result: the whole path feasible, final joints = the last setpoint, planned steps (a
+    # point at every setpoint: they are under 1 mm apart).
     assert result.feasible_fraction == 1.0
-    assert result.total_steps == math.ceil(length / CONFIG.trajectory.default_max_step - 1e-9)
+    assert result.total_steps == len(distances)
     assert list(result.final_joints.position) == list(outcome.commands[-1].position)
     assert list(result.final_joints.name) == NAMES
     # Feedback: with the first setpoint, then every 0.1 s (about every 5th setpoint), and with
@@ -102,6 +108,7 @@ def test_joint_mode_reaches_the_goal_with_the_tool_off_the_straight_line(arm):
     joints = np.array([start] + [list(c.position) for c in outcome.commands])
     steps = np.abs(np.diff(joints, axis=0))
     assert np.all(steps <= 0.8 * LIMITS * PERIOD * (1 + 1e-9))
+    check_stream(start, outcome.commands)  # from rest to rest within the accelerations too
     # Each joint moves in a straight line in joint space (all in step).
     progress = (joints - joints[0]) / (joints[-1] - joints[0])
     assert progress[:, 0] == pytest.approx(progress[:, 1], abs=1e-9)
@@ -135,7 +142,8 @@ def test_an_infeasible_line_aborts_at_the_right_step_and_sends_nothing(
     assert result.ik_status == ik_status
     assert result.failed_step == expected
     assert result.total_steps == len(points)
-    assert result.feasible_fraction == pytest.approx(expected / len(points))
+    reached = math.dist(tip_of(start), points[expected - 1])
+    assert result.feasible_fraction == pytest.approx(reached / math.dist(tip_of(start), target))
     assert (result.failed_point.x, result.failed_point.y) == pytest.approx(
         points[expected], abs=1e-12
     )
@@ -211,12 +219,12 @@ def test_invalid_goals_are_refused_with_the_reason_and_move_nothing(arm, fields,
 # --- cancel and preemption ----------------------------------------------------------------------
 
 
-def test_cancel_stops_streaming_at_once_and_leaves_the_arm_at_the_last_setpoint(arm):
-    arm.move_to(0.16, 0.0)
+def test_cancel_decelerates_along_the_line_and_leaves_the_arm_at_the_last_setpoint(arm):
+    start = arm.move_to(0.16, 0.0)
     feedback: list = []
     before = arm.command_count()
-    handle = arm.send(goal(0.10, 0.10, speed=0.02), feedback=lambda m: feedback.append(m))
-    wait_for(lambda: len(feedback) >= 10, what="10 feedback messages")
+    handle = arm.send(goal(0.10, 0.10, speed=0.05), feedback=lambda m: feedback.append(m))
+    wait_for(lambda: len(feedback) >= 10, what="10 feedback messages")  # at 0.05 m/s by then
     cancel = handle.cancel_goal_async()
     wait_for(cancel.done, what="cancel response")
     assert len(cancel.result().goals_canceling) == 1
@@ -226,31 +234,50 @@ def test_cancel_stops_streaming_at_once_and_leaves_the_arm_at_the_last_setpoint(
     assert result.status == Result.CANCELED
     with arm.lock:
         sent = arm.commands[before:]
-    assert 10 <= len(sent) < feedback[-1].feedback.total_steps  # stopped well before the end
+    total = feedback[-1].feedback.total_steps
+    assert 10 <= result.sent_setpoints < len(sent) < total  # decelerated, and well before the end
+    assert result.total_setpoints == total
     assert list(result.final_joints.position) == list(sent[-1].position)
+    # The deceleration: on the line, within every limit, the tool from 0.05 m/s to rest.
+    check_stream(start, sent, (tip_of(start), (0.10, 0.10)))
+    tips = np.array([tip_of(c.position) for c in sent])
+    speeds = np.linalg.norm(np.diff(tips, axis=0), axis=1) / PERIOD
+    stop = result.sent_setpoints - 1
+    assert speeds[stop - 1] == pytest.approx(0.05 * TOOL_SHARE, rel=1e-6)
+    assert np.all(np.diff(speeds[stop:]) < 0)  # slower every period, to rest
+    assert "decelerated along its path in " in result.message
     count = arm.command_count()
     arm.assert_no_command_after(count)
     # The arm stays at the last commanded point.
     arm.wait_until_at(sent[-1].position, 1e-9)
 
 
-def test_a_new_goal_preempts_the_running_one(arm):
-    arm.move_to(0.16, 0.0)
+def test_a_new_goal_preempts_the_running_one_which_decelerates_first(arm):
+    start = arm.move_to(0.16, 0.0)
     feedback: list = []
-    first = arm.send(goal(0.10, 0.10, speed=0.02), feedback=lambda m: feedback.append(m))
-    wait_for(lambda: len(feedback) >= 5, what="first goal streaming")
+    before = arm.command_count()
+    first = arm.send(goal(0.10, 0.10, speed=0.05), feedback=lambda m: feedback.append(m))
+    wait_for(lambda: len(feedback) >= 10, what="first goal streaming")
     target = (0.15, 0.05)
     second = arm.run(goal(*target, speed=0.1))
     first_response = arm.wait_result(first)
     assert first_response.result.status == Result.PREEMPTED
     assert first_response.status == GoalStatus.STATUS_ABORTED
     assert "preempted" in first_response.result.message
+    assert "decelerated along its path in " in first_response.result.message
     assert second.result.status == Result.SUCCEEDED, second.result.message
-    # The second goal starts where the first one left the arm: its line begins within one
-    # setpoint of the first goal's final joints.
-    stopped_at = tip_of(first_response.result.final_joints.position)
-    tips = np.array([tip_of(c.position) for c in second.commands])
-    assert math.dist(stopped_at, tips[0]) <= 0.1 * PERIOD + 0.02 * PERIOD + 1e-9
+    # The first goal decelerated to rest on its line within the limits; the second starts
+    # from that very setpoint (from rest: its first step is a period's acceleration), so the
+    # whole stream of commands keeps the limits.
+    stopped_at = list(first_response.result.final_joints.position)
+    with arm.lock:
+        commands = arm.commands[before:]
+    positions = [list(c.position) for c in commands]
+    cut = max(i for i, q in enumerate(positions) if q == stopped_at) + 1
+    check_stream(start, commands[:cut], (tip_of(start), (0.10, 0.10)))
+    check_stream(stopped_at, commands[cut:], (tip_of(stopped_at), target))
+    tips = np.array([tip_of(c.position) for c in commands[cut:]])
+    assert math.dist(tip_of(stopped_at), tips[0]) <= 0.5 * TOOL_ACCELERATION * PERIOD**2
     assert tips[-1] == pytest.approx(target, abs=1e-6)
 
 

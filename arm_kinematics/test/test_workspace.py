@@ -12,11 +12,7 @@ from visualization_msgs.msg import Marker
 
 from arm_kinematics.config import ArmConfig, default_config_path
 from arm_kinematics.kinematics import IkStatus, PlanarArm, workspace
-from arm_kinematics.kinematics.workspace import (
-    DEFAULT_HEADINGS,
-    near_singular_tips,
-    reachable_region,
-)
+from arm_kinematics.kinematics.workspace import near_singular_tips, reachable_region
 from arm_kinematics.nodes.ik.markers import region_markers, workspace_markers
 
 
@@ -49,10 +45,14 @@ def in_or_next_to(region: workspace.ReachableRegion, mask: np.ndarray, x: float,
     )
 
 
+HEADINGS = 72
+"""Headings over a full turn that the brute force below tries."""
+
+
 def solves_for_some_heading(arm: PlanarArm, x: float, y: float) -> bool:
     if arm.solve(x, y).ok:
         return True
-    headings = np.linspace(-math.pi, math.pi, DEFAULT_HEADINGS, endpoint=False)
+    headings = np.linspace(-math.pi, math.pi, HEADINGS, endpoint=False)
     return arm.n_joints > 2 and any(arm.solve(x, y, float(h)).ok for h in headings)
 
 
@@ -209,3 +209,26 @@ def test_an_empty_region_deletes_its_marker() -> None:
     _, near = region_markers(reachable_region(arm, 0.003), frame_id="base_link", z=0.0)
     assert near.action == Marker.DELETE
     assert not near.points
+
+
+@pytest.mark.parametrize(
+    "path", sorted(default_config_path().parent.glob("arm*.yaml")), ids=lambda p: p.stem
+)
+def test_the_region_is_the_scalar_solve_cell_by_cell_on_a_coarse_grid(path) -> None:
+    arm = ArmConfig.from_file(path).make_arm()
+    spatial = not isinstance(arm, PlanarArm)
+    plane = arm.vertical if spatial else arm
+    region = (workspace.vertical_region if spatial else reachable_region)(arm, arm.reach / 25)
+    rows, columns = region.reachable.shape
+    shoulder = (arm.shoulder_forward, arm.shoulder_height) if spatial else (0.0, 0.0)
+    differ = []
+    for row in range(rows):
+        for column in range(columns):
+            x, y = region.cell_centre(row, column)
+            result = plane.solve(x - shoulder[0], y - shoulder[1])
+            if result.ok != bool(region.reachable[row, column]):
+                differ.append((row, column, result.status.name))
+            if plane.n_joints == 2 and result.status == IkStatus.SINGULAR:
+                assert region.near_singular[row, column]
+    assert differ == []
+    assert region.reachable.sum() > 100

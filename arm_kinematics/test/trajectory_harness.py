@@ -56,14 +56,17 @@ def poses(points) -> list[Pose]:
     return result
 
 
-def joint_trajectory(names, points) -> JointTrajectory:
-    """A JointTrajectory of (time s, positions rad) points, as a planner sends it."""
+def joint_trajectory(names, points, at_rest=False) -> JointTrajectory:
+    """A JointTrajectory of (time s, positions rad) points, as a planner sends it; `at_rest`:
+    every point with velocities 0 (a cubic from rest to rest between two points)."""
     msg = JointTrajectory(joint_names=list(names))
     for seconds, positions in points:
         sec, nanosec = divmod(round(seconds * 1e9), 1_000_000_000)
         msg.points.append(
             JointTrajectoryPoint(
-                positions=list(positions), time_from_start=Duration(sec=sec, nanosec=nanosec)
+                positions=list(positions),
+                velocities=[0.0] * len(positions) if at_rest else [],
+                time_from_start=Duration(sec=sec, nanosec=nanosec),
             )
         )
     return msg
@@ -189,11 +192,18 @@ class Harness:
         return reached
 
     def wait_until_tip(self, x: float, y: float, tolerance: float) -> tuple[float, ...]:
-        """Wait until the tool of joint_states is within `tolerance` (m) of (x, y); joints."""
+        """Wait until the tool of joint_states is within `tolerance` (m) of (x, y), and the
+        last joint_commands setpoint is the one on (x, y) (a motion's last setpoints creep up
+        on its goal from rest: one may be within `tolerance` before the last); joints."""
+
+        def sent():
+            with self.lock:
+                last = self.commands[-1] if self.commands else None
+            return last is not None and math.dist(tip_of(last.position), (x, y)) <= 1e-9
 
         def there():
             joints = self.latest_joints()
-            return joints if math.dist(tip_of(joints), (x, y)) <= tolerance else None
+            return joints if math.dist(tip_of(joints), (x, y)) <= tolerance and sent() else None
 
         return wait_for(there, what=f"the tool at ({x}, {y})")
 

@@ -7,7 +7,12 @@
 
 import { degrees, setStatus } from "./panel.js";
 
-export const GRIPPER_PARAMETERS = ["gripper.joint", "gripper.position_unit", "gripper.open_deg", "gripper.closed_deg", "gripper.open_m", "gripper.closed_m"];
+// Asked in two requests (config/schema.py, GRIPPER_KIND_PARAMETERS): which gripper and its unit,
+// then that unit's ends. A get_parameters request naming a parameter the node has not declared
+// gets no value at all: no answer to the first means no gripper, and a gripper in angle_rad
+// has no gripper.open_m. No action client is made for an arm without a gripper.
+export const GRIPPER_KIND = ["gripper.joint", "gripper.position_unit"];
+export const GRIPPER_ENDS = { opening_m: ["gripper.open_m", "gripper.closed_m"], angle_rad: ["gripper.open_deg", "gripper.closed_deg"] };
 const GOAL_SUCCEEDED = 4; // action_msgs/GoalStatus
 const GOAL_CANCELED = 5;
 const PARAMETER_DOUBLE = 3; // rcl_interfaces/ParameterType
@@ -28,10 +33,14 @@ function parameterValue(value) {
   return null; // not set: this hardware node has no such parameter
 }
 
-// {joint, unit, open, closed} (open and closed in the action's unit: m or rad) from the
-// get_parameters answer's values in GRIPPER_PARAMETERS order, or the reason there is none.
-export function gripperOf(values) {
-  const named = Object.fromEntries(GRIPPER_PARAMETERS.map((name, i) => [name, parameterValue(values[i])]));
+// The named values of a get_parameters answer (null where the answer has none).
+export function namedValues(names, values) {
+  return Object.fromEntries(names.map((name, i) => [name, parameterValue(values[i])]));
+}
+
+// {joint, unit, open, closed} (open and closed in the action's unit: m or rad) from the named
+// values of both requests, or the reason there is none.
+export function gripperOf(named) {
   if (!named["gripper.joint"]) return { none: "this arm has no gripper" };
   const unit = named["gripper.position_unit"];
   const ends =
@@ -76,9 +85,21 @@ export class GripperControl {
   // shows the section only for an arm that has a gripper.
   async load() {
     const load = ++this.loads;
-    const response = await this.ros.callService(this.names.parameters, "rcl_interfaces/srv/GetParameters", { names: GRIPPER_PARAMETERS });
+    const ask = async (names) => {
+      const response = await this.ros.callService(this.names.parameters, "rcl_interfaces/srv/GetParameters", { names });
+      if (!response.result) throw new Error(String(response.values));
+      return namedValues(names, response.values.values || []);
+    };
+    let found;
+    try {
+      const named = await ask(GRIPPER_KIND);
+      const ends = named["gripper.joint"] ? GRIPPER_ENDS[named["gripper.position_unit"]] : null;
+      if (ends && load === this.loads) Object.assign(named, await ask(ends));
+      found = gripperOf(named);
+    } catch (error) {
+      found = { none: error.message };
+    }
     if (load !== this.loads) return; // a newer session asked again
-    const found = response.result ? gripperOf(response.values.values || []) : { none: String(response.values) };
     this.gripper = found.none ? null : found;
     this.elements.section.hidden = !this.gripper;
     if (!this.gripper) return;

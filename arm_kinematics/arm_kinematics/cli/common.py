@@ -1,5 +1,7 @@
-"""What the command-line clients share: their parser, the target options, the exit on a pipe.
+"""What the command-line clients share: their parser, the target options, their exit codes
+(a commander error, Ctrl-C, a closed pipe).
 
+The clients are written on the commander (`arm_kinematics.commander`): no rclpy plumbing here.
 No ROS import at module level, so that `--help` works fast and without a ROS environment.
 """
 
@@ -8,14 +10,23 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 EXIT_BAD_COMMAND_LINE = 1
 """A wrong command line exits 1: the clients keep 2 for "no node answered"."""
+EXIT_NO_SERVER = 2
+"""No node or server answered within --timeout."""
+EXIT_INTERRUPTED = 128 + 2
+"""Ctrl-C (or SIGTERM): the code a shell shows for a tool killed by SIGINT."""
 EXIT_BROKEN_PIPE = 128 + 13
 """The reader of stdout went away: the code a shell shows for a tool killed by SIGPIPE."""
+CANCEL_WAIT_S = 10.0
+"""Seconds a client waits for its goal's result after Ctrl-C canceled it."""
 
 
 class ClientParser(argparse.ArgumentParser):
@@ -59,28 +70,16 @@ def parse_client_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> a
     return parser.parse_args(remove_ros_args(list(argv))[1:])
 
 
-def fill_target(request: Any, args: argparse.Namespace, plane_z: float) -> None:
-    """Set a request's `target` (geometry_msgs/PoseStamped), `orientation_mode` and
-    `tool_angle` (SolveIK.Request and MoveArm.Goal alike) from the target arguments.
-
-    --heading (or --pitch) DEG is the TOOL_ANGLE in radians; without it the request is
-    POSITION_ONLY. The
-    target's orientation is the identity either way (the nodes read it only with
-    FULL_ORIENTATION).
-    """
-    target = request.target
-    target.header.frame_id = args.frame
-    position = target.pose.position
-    position.x, position.y = args.x, args.y
-    position.z = plane_z if args.z is None else args.z
-    target.pose.orientation.x = target.pose.orientation.y = target.pose.orientation.z = 0.0
-    target.pose.orientation.w = 1.0
-    if args.heading is None:
-        request.orientation_mode = type(request).POSITION_ONLY
-        request.tool_angle = 0.0
-    else:
-        request.orientation_mode = type(request).TOOL_ANGLE
-        request.tool_angle = math.radians(args.heading)
+def target_arguments(args: argparse.Namespace, layout: str) -> dict[str, Any]:
+    """The commander's target arguments from the command line's: x, y, z (m), --heading or
+    --pitch DEG as the arm's tool angle in radians (`heading` for a planar arm, `pitch` for a
+    spatial one: both are the request's TOOL_ANGLE) and the frame. Without --z, z is left to
+    the commander (a planar arm's plane; a spatial arm needs one)."""
+    arguments: dict[str, Any] = {"x": args.x, "y": args.y, "z": args.z, "frame": args.frame}
+    if args.heading is not None:
+        angle = "heading" if layout == "planar" else "pitch"
+        arguments[angle] = math.radians(args.heading)
+    return arguments
 
 
 def load_client_config(path: str | None, prog: str) -> Any:
@@ -94,14 +93,85 @@ def load_client_config(path: str | None, prog: str) -> Any:
         return None
 
 
-def format_joint_state(msg: Any) -> str:
-    """A sensor_msgs/JointState's names and positions, radians and degrees; "none" if empty."""
-    if len(msg.name) == 0:
+def format_joints(joints: Mapping[str, float] | None) -> str:
+    """Joints {name: rad} in radians and degrees; "none" for None or no joints."""
+    if not joints:
         return "none"
     return ", ".join(
-        f"{name}={q:.6f} rad ({math.degrees(q):.3f} deg)"
-        for name, q in zip(msg.name, msg.position, strict=False)
+        f"{name}={q:.6f} rad ({math.degrees(q):.3f} deg)" for name, q in joints.items()
     )
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt, as Ctrl-C does, until the block ends: a client ends
+    the same way on both (it cancels its goal). The commander runs every rclpy call that
+    sends or cancels a goal on its own thread, so the interrupt never cuts one in half."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(_signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def client_commander(
+    prog: str, args: argparse.Namespace, argv: Sequence[str], config: Any = None
+) -> Any:
+    """The client's ArmCommander: --namespace, --timeout, the arm of --config (None: the
+    running nodes say), a node named `<prog>_<pid>`, and argv's --ros-args for its context."""
+    from arm_kinematics.commander import ArmCommander
+
+    return ArmCommander(
+        args.namespace,
+        config=config,
+        timeout_s=args.timeout,
+        node_name=f"{prog}_{os.getpid()}",
+        args=argv,
+    )
+
+
+def run_commander(prog: str, work: Callable[[], int]) -> int:
+    """`work()`'s exit code; a CommanderError it raises as one line on stderr and exit code
+    EXIT_NO_SERVER (no server or answer within the timeout) or EXIT_BAD_COMMAND_LINE (the
+    rest), Ctrl-C or SIGTERM as EXIT_INTERRUPTED."""
+    from arm_kinematics.commander import CommanderError, ServerUnavailableError
+
+    try:
+        with sigterm_as_interrupt():
+            return work()
+    except ServerUnavailableError as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return EXIT_NO_SERVER
+    except CommanderError as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return EXIT_BAD_COMMAND_LINE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+def cancel_after_interrupt(arm: Any, prog: str, print_result: Callable[[Any], None]) -> int:
+    """After Ctrl-C: cancel the commander's task if one was sent (its acceptance may still be
+    on its way), print its result, and return EXIT_INTERRUPTED."""
+    from arm_kinematics.commander import TaskTimeoutError
+
+    if arm.is_task_complete():
+        return EXIT_INTERRUPTED
+    print(f"{prog}: canceling the goal...", file=sys.stderr, flush=True)
+    try:
+        result = arm.cancel_task(CANCEL_WAIT_S)
+    except TaskTimeoutError:
+        print(f"{prog}: no result after the cancel request", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if result is not None:
+        print_result(result)
+    return EXIT_INTERRUPTED
 
 
 def client_main(run: Callable[[list[str]], int], argv: Sequence[str] | None = None) -> NoReturn:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -26,18 +25,18 @@ from arm_kinematics.cli.common import (
     EXIT_BAD_COMMAND_LINE,
     ClientParser,
     add_target_arguments,
+    client_commander,
     client_main,
-    fill_target,
-    format_joint_state,
+    format_joints,
     load_client_config,
     parse_client_args,
+    run_commander,
+    target_arguments,
 )
 from arm_kinematics.kinematics.types import BRANCH_NAMES
-from arm_kinematics.names import absolute_namespace
 
 EXIT_SOLVED = 0
 EXIT_REFUSED = EXIT_BAD_COMMAND_LINE  # the node refused, or the command line is wrong
-EXIT_NO_ANSWER = 2
 
 
 def _common_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -125,58 +124,50 @@ def parse_joint_values(
                     f"{len(values)} values for {len(joint_names)} joints ({', '.join(joint_names)})"
                 )
             name, number = joint_names[index], value
+        if name in names:
+            raise ValueError(f"joint '{name}' is given twice")
         try:
             degrees.append(float(number))
         except ValueError:
             raise ValueError(f"'{value}' is not DEG or NAME=DEG") from None
         names.append(name)
-    # Names, counts and finiteness are the node's to check: it answers with a status.
+    # Which names, how many and finiteness are the node's to check: it answers with a status.
     return names, [math.radians(d) for d in degrees]
 
 
-def _heading_of(pose: Any) -> float:
-    from arm_kinematics.nodes.messages import quaternion_to_heading
+def _heading_words(orientation: Sequence[float]) -> tuple[float, float]:
+    """(rad, deg) of a quaternion (x, y, z, w) that is a rotation about z; NaN otherwise."""
+    from arm_kinematics.nodes.messages import heading_of_values
 
     try:
-        return quaternion_to_heading(pose.orientation)
+        heading = heading_of_values(orientation)
     except ValueError:
-        return math.nan
+        heading = math.nan
+    return heading, math.degrees(heading)
 
 
-def print_solve_response(response: Any) -> None:
-    from arm_kinematics.nodes.messages import solve_ik_status_name
-
-    print(f"status: {solve_ik_status_name(response.status)} ({response.status})")
-    print(f"solution: {format_joint_state(response.solution)}")
-    print(f"alternative: {format_joint_state(response.alternative)}")
-    print(f"manipulability: {response.manipulability:.6g} m^2")
-    print(f"message: {response.message}")
+def print_solve_answer(answer: Any) -> None:
+    print(f"status: {answer.status} ({answer.status_code})")
+    print(f"solution: {format_joints(answer.joints)}")
+    print(f"alternative: {format_joints(answer.alternative)}")
+    print(f"manipulability: {answer.manipulability:.6g} m^2")
+    print(f"message: {answer.message}")
 
 
-def print_fk_response(response: Any) -> None:
-    from arm_kinematics.nodes.messages import COMPUTE_FK_STATUS_NAMES
-    from arm_kinematics_interfaces.srv import ComputeFK
-
-    name = COMPUTE_FK_STATUS_NAMES.get(response.status, f"UNKNOWN({response.status})")
-    print(f"status: {name} ({response.status})")
-    if response.status == ComputeFK.Response.OK:
-        tip = response.tip
-        heading = _heading_of(tip.pose)
+def print_fk_answer(answer: Any) -> None:
+    print(f"status: {answer.status} ({answer.status_code})")
+    if answer.tip is not None:
+        (x, y, z), (rad, deg) = answer.tip.position, _heading_words(answer.tip.orientation)
         print(
-            f"tip: x={tip.pose.position.x:.6f} y={tip.pose.position.y:.6f} "
-            f"z={tip.pose.position.z:.6f} m heading={heading:.6f} rad "
-            f"({math.degrees(heading):.3f} deg) in '{tip.header.frame_id}'"
+            f"tip: x={x:.6f} y={y:.6f} z={z:.6f} m heading={rad:.6f} rad ({deg:.3f} deg) "
+            f"in '{answer.tip.frame_id}'"
         )
-        for name, frame in zip(response.frame_names, response.frames, strict=True):
-            heading = _heading_of(frame.pose)
-            position = frame.pose.position
-            print(
-                f"frame {name}: x={position.x:.6f} y={position.y:.6f} z={position.z:.6f} m "
-                f"heading={math.degrees(heading):.3f} deg"
-            )
-        print(f"within_limits: {str(response.within_limits).lower()}")
-        print(f"manipulability: {response.manipulability:.6g} m^2")
-    print(f"message: {response.message}")
+        for name, frame in answer.frames.items():
+            (x, y, z), (_, deg) = frame.position, _heading_words(frame.orientation)
+            print(f"frame {name}: x={x:.6f} y={y:.6f} z={z:.6f} m heading={deg:.3f} deg")
+        print(f"within_limits: {str(answer.within_limits).lower()}")
+        print(f"manipulability: {answer.manipulability:.6g} m^2")
+    print(f"message: {answer.message}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -186,81 +177,32 @@ def main(argv: Sequence[str] | None = None) -> None:
 def run(argv: list[str]) -> int:
     """The command for `argv` (argv[0] is the program); returns the exit code."""
     args = parse_client_args(build_parser(), argv)
-
-    # ROS imports after parsing so that --help works fast and without a ROS environment.
-    import rclpy
-    from rclpy.node import Node
-
-    from arm_kinematics.nodes.messages import joint_state
-    from arm_kinematics.rclpy_compat.service_call import call_idempotent
-    from arm_kinematics_interfaces.srv import ComputeFK, SolveIK
-
     config = load_client_config(args.config, "ik_client")
     if config is None:
         return EXIT_REFUSED
-    try:
-        if args.command == "solve":
-            service_type, service_name = SolveIK, "solve_ik"
-            request = SolveIK.Request()
-            fill_target(request, args, config.plane_z)
-            request.branch = BRANCH_NAMES.index(args.branch)
-            if args.seed:
-                request.seed = joint_state(*parse_joint_values(args.seed, config.joint_names))
-        else:
-            service_type, service_name = ComputeFK, "compute_fk"
-            request = ComputeFK.Request(
-                joints=joint_state(*parse_joint_values(args.joints, config.joint_names))
-            )
-    except ValueError as error:
-        print(f"ik_client: {error}", file=sys.stderr)
-        return EXIT_REFUSED
+    values = args.joints if args.command == "fk" else args.seed  # seed: None when not given
+    joints = None
+    if values is not None:
+        try:
+            names, radians = parse_joint_values(values, config.joint_names)
+        except ValueError as error:
+            print(f"ik_client: {error}", file=sys.stderr)
+            return EXIT_REFUSED
+        joints = dict(zip(names, radians, strict=True))
+    return run_commander("ik_client", lambda: _ask(args, argv, config, joints))
 
-    try:
-        namespace = absolute_namespace(args.namespace)
-    except ValueError as error:
-        print(f"ik_client: {error}", file=sys.stderr)
-        return EXIT_REFUSED
-    rclpy.init(args=argv)
-    try:
-        node = Node(f"ik_client_{os.getpid()}", namespace=namespace)
-        client = node.create_client(service_type, service_name)
-        full_name = node.resolve_service_name(service_name)
-        if not client.wait_for_service(timeout_sec=args.timeout):
-            print(
-                f"ik_client: no {full_name} service within {args.timeout:g} s "
-                "(is ik_node running, in this namespace and ROS_DOMAIN_ID?)",
-                file=sys.stderr,
-            )
-            return EXIT_NO_ANSWER
 
-        # One call per process: spin_until_future_complete is fine here (it only slows down
-        # when a client loops on it). Both services only compute: a request whose response
-        # Fast DDS dropped is sent again.
-        def spin_until_done(future: Any, seconds: float) -> bool:
-            rclpy.spin_until_future_complete(node, future, timeout_sec=seconds)
-            return future.done()
-
-        response = call_idempotent(client, request, args.timeout, spin_until_done)
-        if response is None:
-            print(
-                f"ik_client: {full_name} did not answer within {args.timeout:g} s",
-                file=sys.stderr,
-            )
-            return EXIT_NO_ANSWER
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        rclpy.try_shutdown()
-
-    if args.command == "solve":
-        print_solve_response(response)
-        return (
-            EXIT_SOLVED
-            if response.status in (SolveIK.Response.OK, SolveIK.Response.SINGULAR)
-            else EXIT_REFUSED
-        )
-    print_fk_response(response)
-    return EXIT_SOLVED if response.status == ComputeFK.Response.OK else EXIT_REFUSED
+def _ask(args: argparse.Namespace, argv: list[str], config: Any, joints: Any) -> int:
+    """Ask the running ik_node through the commander; print the answer; its exit code."""
+    with client_commander("ik_client", args, argv, config) as arm:
+        if args.command == "fk":
+            answer = arm.fk(joints)
+            print_fk_answer(answer)
+            return EXIT_SOLVED if answer.status == "OK" else EXIT_REFUSED
+        target = target_arguments(args, config.layout)
+        answer = arm.solve(**target, branch=args.branch, seed=joints)
+    print_solve_answer(answer)
+    return EXIT_SOLVED if answer.solved else EXIT_REFUSED
 
 
 if __name__ == "__main__":

@@ -20,30 +20,26 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from arm_kinematics.cli.common import (
     EXIT_BAD_COMMAND_LINE,
     ClientParser,
     add_target_arguments,
+    cancel_after_interrupt,
+    client_commander,
     client_main,
-    fill_target,
-    format_joint_state,
+    format_joints,
     load_client_config,
     parse_client_args,
+    run_commander,
+    target_arguments,
 )
-from arm_kinematics.cli.spin import Spinner, client_node
-from arm_kinematics.names import absolute_namespace
 
 EXIT_SUCCEEDED = 0
 EXIT_FAILED = EXIT_BAD_COMMAND_LINE  # any result but SUCCEEDED, or a wrong command line
-EXIT_NO_SERVER = 2
-EXIT_INTERRUPTED = 130
-
-_CANCEL_WAIT_S = 10.0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -106,30 +102,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def format_feedback(feedback: Any) -> str:
-    """One line per feedback message: progress, tip and joints (degrees)."""
-    joints = ", ".join(
-        f"{name}={math.degrees(q):.2f}"
-        for name, q in zip(feedback.joints.name, feedback.joints.position, strict=False)
-    )
+    """One line per feedback: progress, tip and joints (degrees)."""
+    joints = ", ".join(f"{name}={math.degrees(q):.2f}" for name, q in feedback.joints.items())
+    x, y, _ = feedback.tip
     return (
         f"step {feedback.step}/{feedback.total_steps} ({100 * feedback.fraction:.0f}%) "
-        f"tip x={feedback.tip.x:.4f} y={feedback.tip.y:.4f} m joints {joints} deg"
+        f"tip x={x:.4f} y={y:.4f} m joints {joints} deg"
     )
 
 
 def print_result(result: Any) -> None:
-    from arm_kinematics.nodes.messages import solve_ik_status_name
-    from arm_kinematics.nodes.trajectory.goals import status_name
-    from arm_kinematics_interfaces.action import MoveArm
-
-    print(f"status: {status_name(result.status)} ({result.status})")
+    print(f"status: {result.status} ({result.status_code})")
     print(f"message: {result.message}")
-    if result.status in (MoveArm.Result.IK_FAILED, MoveArm.Result.JOINT_JUMP):
-        point = result.failed_point
+    if result.status in ("IK_FAILED", "JOINT_JUMP"):
+        x, y, _ = result.failed_point
         print(
             f"failed step: {result.failed_step} of {result.total_steps} at "
-            f"x={point.x:.4f} y={point.y:.4f} m "
-            f"(IK status {solve_ik_status_name(result.ik_status)})"
+            f"x={x:.4f} y={y:.4f} m (IK status {result.ik_status})"
         )
     print(f"feasible fraction: {result.feasible_fraction:.3f}")
     if result.total_setpoints:
@@ -137,7 +126,7 @@ def print_result(result: Any) -> None:
             f"setpoints sent: {result.sent_setpoints} of {result.total_setpoints} "
             f"({result.total_steps} IK steps planned)"
         )
-    print(f"final joints: {format_joint_state(result.final_joints)}")
+    print(f"final joints: {format_joints(result.final_joints)}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -147,81 +136,45 @@ def main(argv: Sequence[str] | None = None) -> None:
 def run(argv: list[str]) -> int:
     """The command for `argv` (argv[0] is the program); returns the exit code."""
     args = parse_client_args(build_parser(), argv)
-
-    # ROS imports after parsing so that --help works fast and without a ROS environment.
-    from arm_kinematics.rclpy_compat.action_client import ActionClient
-    from arm_kinematics_interfaces.action import MoveArm
-
     config = load_client_config(args.config, "move_arm")
     if config is None:
         return EXIT_FAILED
-
-    goal = MoveArm.Goal(
-        mode=MoveArm.Goal.JOINT if args.joint else MoveArm.Goal.LINEAR,
-        speed=args.speed,
-        max_step=args.max_step,
-    )
-    fill_target(goal, args, config.plane_z)
-
-    try:
-        namespace = absolute_namespace(args.namespace)
-    except ValueError as error:
-        print(f"move_arm: {error}", file=sys.stderr)
-        return EXIT_FAILED
-    with client_node("move_arm", namespace, argv) as (node, spin):
-        client = ActionClient(node, MoveArm, "move_arm")
-        server = node.resolve_topic_name("move_arm")  # as rcl_action resolves it
-        return _send(spin, client, server, goal, args)
+    return run_commander("move_arm", lambda: _move(args, argv, config))
 
 
-def _send(spin: Spinner, client: Any, server: str, goal: Any, args: argparse.Namespace) -> int:
-    from arm_kinematics_interfaces.action import MoveArm
+def _move(args: argparse.Namespace, argv: list[str], config: Any) -> int:
+    """Send the goal through the commander, print feedback and the result; the exit code."""
+    with client_commander("move_arm", args, argv, config) as arm:
+        try:
+            arm.move_to_pose(
+                **target_arguments(args, config.layout),
+                mode="joint" if args.joint else "linear",
+                speed=args.speed,
+                max_step=args.max_step,
+                on_feedback=_feedback_printer(args),
+            )
+            result = arm.wait_for_task()
+        except KeyboardInterrupt:
+            return cancel_after_interrupt(arm, "move_arm", print_result)
+    print_result(result)
+    return EXIT_SUCCEEDED if result.succeeded else EXIT_FAILED
 
-    deadline = time.monotonic() + args.timeout
-    if not spin.until(client.server_is_ready, args.timeout):
-        if spin.interrupted.is_set():
-            return EXIT_INTERRUPTED
-        print(
-            f"move_arm: no {server} action server within {args.timeout:g} s "
-            "(is trajectory_node running, in this namespace and ROS_DOMAIN_ID?)",
-            file=sys.stderr,
-        )
-        return EXIT_NO_SERVER
+
+def _feedback_printer(args: argparse.Namespace) -> Callable[[Any], None] | None:
+    """Prints feedback at most every --feedback-period, and the last; None with --quiet."""
+    if args.quiet:
+        return None
     last_print = -math.inf
 
-    def on_feedback(message: Any) -> None:
+    def on_feedback(feedback: Any) -> None:
         nonlocal last_print
-        feedback = message.feedback
         now = time.monotonic()
         final = feedback.step == feedback.total_steps
-        if not args.quiet and (final or now - last_print >= args.feedback_period):
+        if final or now - last_print >= args.feedback_period:
             last_print = now
             print(format_feedback(feedback), flush=True)
 
-    sent = client.send_goal_async(goal, feedback_callback=on_feedback)
-    # Not interruptible: a goal on its way must be known before it can be canceled.
-    if not spin.until(sent.done, max(0.0, deadline - time.monotonic()), interruptible=False):
-        print(
-            f"move_arm: {server} did not accept the goal within {args.timeout:g} s",
-            file=sys.stderr,
-        )
-        return EXIT_NO_SERVER
-    handle = sent.result()
-    if not handle.accepted:
-        print(f"move_arm: {server} rejected the goal", file=sys.stderr)
-        return EXIT_FAILED
-    result_future = handle.get_result_async()
-    if not spin.until(result_future.done, None):
-        print("move_arm: canceling the goal...", file=sys.stderr, flush=True)
-        handle.cancel_goal_async()
-        if not spin.until(result_future.done, _CANCEL_WAIT_S, interruptible=False):
-            print("move_arm: no result after the cancel request", file=sys.stderr)
-            return EXIT_INTERRUPTED
-    result = result_future.result().result
-    print_result(result)
-    if spin.interrupted.is_set():
-        return EXIT_INTERRUPTED
-    return EXIT_SUCCEEDED if result.status == MoveArm.Result.SUCCEEDED else EXIT_FAILED
+    return on_feedback
 
 
 if __name__ == "__main__":

@@ -15,8 +15,9 @@ parallelogram (`joints.<name>.servo.linkage`). docs/spatial_arms.md describes th
 
 The package, one idea a module: `model.py` (the sections as dataclasses, the choices,
 `ConfigError`), `schema.py` (every parameter by ROS name: `ParameterSpec`, `parameter_spec`),
-`files.py` (the package's files, a params file read flat), `reader.py` (validation) and
-`arm.py` (`ArmConfig`). Import the names from here.
+`files.py` (the package's files, a params file read flat), `reader.py` (validation),
+`unknown.py` (keys no node knows: refused or warned), `workspace.py` (the `workspace.*`
+section's reading) and `arm.py` (`ArmConfig`). Import the names from here.
 """
 
 from .arm import ArmConfig
@@ -29,6 +30,7 @@ from .model import (
     LINKAGES,
     SHUTDOWN_MODES,
     ConfigError,
+    EnvelopeConfig,
     GripperConfig,
     HardwareConfig,
     JointConfig,
@@ -37,18 +39,35 @@ from .model import (
     SpatialConfig,
     TrajectoryConfig,
 )
-from .schema import GRIPPER_UNIT_PARAMETERS, ParameterSpec, parameter_spec
+from .schema import (
+    DEFAULT_ROBOT_NAME,
+    GRIPPER_END_PARAMETERS,
+    GRIPPER_KIND_PARAMETERS,
+    GRIPPER_UNIT_PARAMETERS,
+    NODE_PARAMETERS,
+    ParameterSpec,
+    arm_parameters,
+    node_parameter_names,
+    parameter_spec,
+)
+from .unknown import SAFETY_SECTIONS, UnknownParameter, unknown_parameters
 
 __all__ = [
     "BACKENDS",
     "DEFAULT_MAX_BATCH_TARGETS",
+    "DEFAULT_ROBOT_NAME",
+    "GRIPPER_END_PARAMETERS",
+    "GRIPPER_KIND_PARAMETERS",
     "GRIPPER_UNITS",
     "GRIPPER_UNIT_PARAMETERS",
     "LAYOUTS",
     "LINKAGES",
+    "NODE_PARAMETERS",
+    "SAFETY_SECTIONS",
     "SHUTDOWN_MODES",
     "ArmConfig",
     "ConfigError",
+    "EnvelopeConfig",
     "GripperConfig",
     "HardwareConfig",
     "JointConfig",
@@ -57,9 +76,13 @@ __all__ = [
     "ServoConfig",
     "SpatialConfig",
     "TrajectoryConfig",
+    "UnknownParameter",
+    "arm_parameters",
     "default_config_path",
     "flatten_parameters",
     "load_parameters_file",
+    "node_parameter_names",
     "package_file",
     "parameter_spec",
+    "unknown_parameters",
 ]

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arm_kinematics.kinematics import PlanarArm, SpatialArm
+from arm_kinematics.kinematics import MotionLimits, PlanarArm, SpatialArm
+from arm_kinematics.kinematics.envelope import Constraint, Envelope
 
 from .files import load_parameters_file
 from .model import (
     DEFAULT_MAX_BATCH_TARGETS,
+    ConfigError,
+    EnvelopeConfig,
     GripperConfig,
     HardwareConfig,
     JointConfig,
@@ -20,6 +23,9 @@ from .model import (
     TrajectoryConfig,
 )
 from .reader import Reader
+from .schema import DEFAULT_ROBOT_NAME
+from .unknown import unknown_parameters
+from .workspace import BOXES, COLUMN, TABLE
 
 
 @dataclass(frozen=True)
@@ -47,7 +53,9 @@ class ArmConfig:
     layout: str = "planar"  # one of LAYOUTS
     spatial: SpatialConfig | None = None  # the spatial layout's geometry
     gripper: GripperConfig | None = None
+    workspace: EnvelopeConfig = field(default_factory=EnvelopeConfig)  # `workspace.*`
     notes: tuple[str, ...] = ()  # start-up notes for the log (parameters given but not used)
+    robot_name: str = DEFAULT_ROBOT_NAME  # the URDF's <robot name=...>
 
     def frame(self, name: str) -> str:
         """The TF name of one of the arm's own frames (`frame_prefix` + name); e.g. with the
@@ -73,6 +81,18 @@ class ArmConfig:
     def max_accelerations(self) -> tuple[float, ...]:
         """Joint acceleration limits, rad/s^2."""
         return tuple(j.max_acceleration for j in self.joints)
+
+    def motion_limits(self, tool_speed: float | None = None) -> MotionLimits:
+        """The limits every motion of this arm keeps: the command period, the joints' velocity
+        and acceleration limits and, for a Cartesian path at `tool_speed` (m/s), the tool's
+        acceleration limit (`trajectory.max_acceleration_m_s2`)."""
+        return MotionLimits(
+            period=1.0 / self.trajectory.command_rate_hz,
+            joint_velocities=self.max_velocities,
+            joint_accelerations=self.max_accelerations,
+            tool_speed=tool_speed,
+            tool_acceleration=None if tool_speed is None else self.trajectory.max_tool_acceleration,
+        )
 
     @property
     def home(self) -> tuple[float, ...]:
@@ -130,12 +150,66 @@ class ArmConfig:
             joint_names=self.joint_names,
         )
 
+    def make_envelope(self, arm: PlanarArm | SpatialArm | None = None) -> Envelope:
+        """The workspace envelope of this arm (`workspace.*`) on `arm` (by default a new
+        `make_arm()`): the fingertips at their widest are the gripper's `open_m` apart."""
+        gripper = self.gripper
+        width = gripper.open_m if gripper is not None and gripper.open_m is not None else 0.0
+        workspace = self.workspace
+        return Envelope(
+            self.make_arm() if arm is None else arm,
+            link_radius=workspace.link_radius,
+            table_z=workspace.table_z,
+            keep_out_boxes=workspace.keep_out_boxes,
+            column_radius=workspace.base_column_radius,
+            plane_z=self.plane_z,
+            tool_length=workspace.tool_length,
+            fingertip_half_width=width / 2,
+        )
+
+    def check_home_in_workspace(self) -> None:
+        """ConfigError when the home pose (`joints.*.home_deg`) is outside the envelope: the
+        arm would start where no motion may go."""
+        if self.workspace.is_empty:
+            return
+        violation = self.make_envelope().check(self.home)
+        if violation is None:
+            return
+        name = {Constraint.TABLE: TABLE, Constraint.KEEP_OUT_BOX: BOXES}.get(
+            violation.constraint, COLUMN
+        )
+        flat_boxes = [v for box in self.workspace.keep_out_boxes for v in box]  # as in the file
+        value = {TABLE: self.workspace.table_z, BOXES: flat_boxes}.get(
+            name, self.workspace.base_column_radius
+        )
+        reason = violation.message.removeprefix("OUTSIDE_WORKSPACE: ")
+        raise ConfigError(name, value, f"at the home pose (joints.*.home_deg) {reason}")
+
     @classmethod
     def from_parameters(cls, params: Mapping[str, Any]) -> ArmConfig:
         """Validate a flat mapping of ROS parameter names to values (see `parameter_spec`)."""
-        return cls(**Reader(params).arm_fields())
+        config = cls(**Reader(params).arm_fields())
+        config.check_home_in_workspace()
+        return config
 
     @classmethod
     def from_file(cls, path: str | Path | None = None) -> ArmConfig:
-        """Load and validate a parameters file (the package's config/arm.yaml by default)."""
-        return cls.from_parameters(load_parameters_file(path))
+        """Load and validate a parameters file (the package's config/arm.yaml by default).
+
+        A key no node of the stack knows is named as the nodes name it (config/unknown.py): a
+        refused one raises ConfigError, any other is a note.
+        """
+        params = load_parameters_file(path)
+        names = params.get("joint_names")
+        names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+        gripper = params.get("gripper.joint")
+        gripper = gripper if isinstance(gripper, str) else ""
+        notes = []
+        for unknown in unknown_parameters(params, names, gripper):
+            words = unknown.words(names, gripper)
+            if unknown.refused:
+                reason = unknown.reason(names, gripper)
+                raise ConfigError(unknown.name, params[unknown.name], "unknown" + reason)
+            notes.append(words)
+        config = cls.from_parameters(params)
+        return replace(config, notes=(*config.notes, *notes)) if notes else config

@@ -1,5 +1,5 @@
-"""The validated configuration's parts: the servo, joint, hardware, trajectory, mount, spatial
-and gripper sections as frozen dataclasses (radians, metres, seconds), their choices, and
+"""The validated configuration's parts: the servo, joint, hardware, trajectory, mount, spatial,
+gripper and workspace sections as frozen dataclasses (radians, metres, seconds), their choices, and
 `ConfigError`. `arm.py` composes them into `ArmConfig`; `reader.py` fills them from parameters.
 """
 
@@ -215,3 +215,24 @@ class GripperConfig:
     @property
     def unit_words(self) -> str:
         return "m between the fingers" if self.position_unit == "opening_m" else "rad"
+
+
+@dataclass(frozen=True)
+class EnvelopeConfig:
+    """The workspace envelope (`workspace.*`, docs/workspace.md), in the base frame, metres.
+    The defaults (a file without the section) constrain nothing.
+
+    >>> EnvelopeConfig().is_empty, EnvelopeConfig(table_z=0.0, link_radius=0.01).is_empty
+    (True, False)
+    """
+
+    table_z: float | None = None  # no part of the arm below this height; None: no table
+    keep_out_boxes: tuple[tuple[float, ...], ...] = ()  # (min x, y, z, max x, y, z) each
+    link_radius: float = 0.0  # the arm's parts: capsules of this radius about their lines
+    base_column_radius: float = 0.0  # the base column about the base z axis; 0: none
+    tool_length: float = 0.0  # the fingers' reach beyond the tool point, along its x axis
+
+    @property
+    def is_empty(self) -> bool:
+        """No table, no keep-out box, no base column: nothing to check."""
+        return self.table_z is None and not self.keep_out_boxes and self.base_column_radius == 0

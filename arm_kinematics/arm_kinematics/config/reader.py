@@ -27,9 +27,11 @@ from .model import (
     SpatialConfig,
     TrajectoryConfig,
 )
-from .schema import UNUSED_BY_SPATIAL
+from .schema import DEFAULT_ROBOT_NAME, UNUSED_BY_SPATIAL
+from .workspace import read_workspace
 
 _FRAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/")
+_NAME_CHARACTERS = _FRAME_CHARACTERS - {"/"}
 
 
 class Reader:
@@ -215,6 +217,7 @@ class Reader:
         if margin >= 1:
             raise ConfigError("singularity_margin", margin, "must be < 1 (it bounds a sine)")
         return dict(
+            robot_name=self.robot_name(),
             base_frame=self.text("base_frame"),
             tip_frame=self.text("tip_frame"),
             plane_z=plane_z,
@@ -232,6 +235,7 @@ class Reader:
             layout=layout,
             spatial=spatial,
             gripper=gripper,
+            workspace=read_workspace(self),
             notes=tuple(self.notes),
         )
 
@@ -350,6 +354,14 @@ class Reader:
         if value.startswith("/"):
             raise ConfigError(name, value, "must not start with '/' (tf2 frames never do)")
         return value
+
+    def robot_name(self) -> str:
+        """`robot_name`, the URDF's robot name: a name MoveIt's setup assistant can also take
+        for its package (letters, digits, '_'); a file without one is `DEFAULT_ROBOT_NAME`."""
+        name = self.optional("robot_name", DEFAULT_ROBOT_NAME)
+        if not isinstance(name, str) or not name or not _NAME_CHARACTERS.issuperset(name):
+            raise ConfigError("robot_name", name, "must be a name of letters, digits and '_'")
+        return name
 
     def frame_prefix(self) -> str:
         return self.frame_name("frame_prefix", self.optional("frame_prefix", ""), empty_ok=True)

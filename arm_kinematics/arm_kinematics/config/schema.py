@@ -3,12 +3,13 @@ units), the tables of each section, and `parameter_spec`, the list a node declar
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from arm_kinematics.kinematics import BRANCH_NAMES
 
-from .model import BACKENDS, GRIPPER_UNITS
+from .model import BACKENDS, GRIPPER_UNITS, LAYOUTS
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,9 @@ class ParameterSpec:
     is_array: bool = False
     default: Any = None
     packaged_default: bool = True
+    # Whether a misspelt key near this one is refused (config/unknown.py): true for whatever
+    # shapes or bounds the arm's motion, false for a name or a bound on work.
+    safety: bool = True
 
 
 _LAYOUT_SPEC = ParameterSpec(
@@ -34,8 +38,19 @@ _LAYOUT_SPEC = ParameterSpec(
 _GRIPPER_JOINT_SPEC = ParameterSpec(
     "gripper.joint", str, "the gripper's joint (joints.<name> section), empty: none", default=""
 )
+DEFAULT_ROBOT_NAME = "arm"
 
 _GLOBAL_SPECS = (
+    # Not the packaged file's name: a file without one is some other arm.
+    ParameterSpec(
+        "robot_name",
+        str,
+        "the robot's name in its URDF (<robot name=...>): what RViz, robot_state_publisher and "
+        "MoveIt's setup assistant show",
+        default=DEFAULT_ROBOT_NAME,
+        packaged_default=False,
+        safety=False,
+    ),
     ParameterSpec("base_frame", str, "frame of the targets and of joint 1's axis"),
     ParameterSpec("tip_frame", str, "frame at the tip of the last link"),
     ParameterSpec("plane_z_m", float, "height of the arm's plane in base_frame, m"),
@@ -57,7 +72,10 @@ _GLOBAL_SPECS = (
     ParameterSpec("mount.xyz_m", float, "base_frame origin in mount.parent_frame, m", True),
     ParameterSpec("mount.rpy_deg", float, "base_frame roll, pitch, yaw in the parent, deg", True),
     ParameterSpec(
-        "ik.max_batch_targets", int, "most targets in one solve_ik_batch request (larger: refused)"
+        "ik.max_batch_targets",
+        int,
+        "most targets in one solve_ik_batch request (larger: refused)",
+        safety=False,
     ),
     ParameterSpec("trajectory.command_rate_hz", float, "joint_commands setpoint rate, Hz"),
     ParameterSpec(
@@ -101,12 +119,53 @@ _LINKAGE_SPEC = (
 
 _SPATIAL_SPECS = (
     ParameterSpec("spatial.shoulder_height_m", float, "pitch joint 1's axis above base_frame, m"),
-    ParameterSpec("spatial.shoulder_forward_m", float, "... and ahead of the yaw axis, m"),
+    ParameterSpec(
+        "spatial.shoulder_forward_m", float, "... and ahead of the yaw axis, m", default=0.0
+    ),
     ParameterSpec(
         "spatial.link_angle_offsets_deg", float, "bend of each pitch link, degrees", True
     ),
-    ParameterSpec("spatial.wrist_roll", bool, "the last joint rolls about the tool's own axis"),
+    ParameterSpec(
+        "spatial.wrist_roll", bool, "the last joint rolls about the tool's own axis", default=False
+    ),
 )
+_WORKSPACE_SPECS = tuple(
+    # Each arm's own: never the package's arm.yaml value (a box there is not another arm's).
+    ParameterSpec(name, typ, text, is_array=is_array, packaged_default=False)
+    for name, typ, text, is_array in (
+        (
+            "workspace.table_z_m",
+            float,
+            "the table's height in base_frame, m: no part of the arm below it (left out: none)",
+            False,
+        ),
+        (
+            "workspace.keep_out_boxes_m",
+            float,
+            "boxes no part of the arm enters, 6 numbers each: min x, y, z, max x, y, z, m",
+            True,
+        ),
+        (
+            "workspace.link_radius_m",
+            float,
+            "the arm's parts: capsules of this radius about their centre lines, m",
+            False,
+        ),
+        (
+            "workspace.base_column_radius_m",
+            float,
+            "base column radius about base_frame's z, m: the forearm and tool keep out (0: none)",
+            False,
+        ),
+        (
+            "workspace.tool_length_m",
+            float,
+            "the fingers' reach beyond the tool point along the tool's x axis, m",
+            False,
+        ),
+    )
+)
+
 # A spatial arm has no plane: these are read only to say that they are not used.
 UNUSED_BY_SPATIAL = ("plane_z_m", "plane_tolerance_m")
 
@@ -130,21 +189,34 @@ GRIPPER_UNIT_PARAMETERS = (
 )
 """The hardware node's parameters that say which joint the gripper is, its goals' unit and its
 ends: what a gripper client (the `gripper` command, the page through the bridge) reads."""
+GRIPPER_KIND_PARAMETERS = ("gripper.joint", "gripper.position_unit")
+GRIPPER_END_PARAMETERS = {
+    "opening_m": ("gripper.open_m", "gripper.closed_m"),
+    "angle_rad": ("gripper.open_deg", "gripper.closed_deg"),
+}
+"""A gripper client asks in two requests: `GRIPPER_KIND_PARAMETERS`, then the ends of that
+unit. A `get_parameters` request that names a parameter the node has not declared gets no
+value at all (rclpy), and neither has an arm without a gripper `gripper.position_unit`, nor a
+gripper in `angle_rad` `gripper.open_m`: no answer to the first means no gripper."""
 
 
 def _joint_specs(joint: str) -> list[ParameterSpec]:
-    return [
+    specs = [
         ParameterSpec(f"joints.{joint}.{key}", typ, f"{joint}: {text}")
-        for key, typ, text in (*_JOINT_SPECS, _LINKAGE_SPEC)
+        for key, typ, text in _JOINT_SPECS
     ]
+    key, typ, text = _LINKAGE_SPEC
+    # Not in the packaged file (its servos are direct): every joint gets the value it means.
+    specs.append(ParameterSpec(f"joints.{joint}.{key}", typ, f"{joint}: {text}", default="direct"))
+    return specs
 
 
 def parameter_spec(
-    joint_names: list[str] | tuple[str, ...], layout: str = "planar", gripper_joint: str = ""
+    joint_names: Sequence[str], layout: str = "planar", gripper_joint: str = ""
 ) -> list[ParameterSpec]:
     """Every parameter of the arm: the global ones, those of the layout (`spatial.*` for a
-    spatial one), the gripper's (when `gripper_joint` is not empty) and the per-joint ones for
-    the given joint names and the gripper's joint."""
+    spatial one), the workspace's, the gripper's (when `gripper_joint` is not empty) and the
+    per-joint ones for the given joint names and the gripper's joint."""
     specs = [_LAYOUT_SPEC, _GRIPPER_JOINT_SPEC]
     for spec in _GLOBAL_SPECS:
         if layout == "spatial" and spec.name in UNUSED_BY_SPATIAL:
@@ -153,8 +225,83 @@ def parameter_spec(
         specs.append(spec)
     if layout == "spatial":
         specs.extend(_SPATIAL_SPECS)
+    specs.extend(_WORKSPACE_SPECS)
     if gripper_joint:
         specs.extend(_GRIPPER_SPECS)
     for joint in (*joint_names, *([gripper_joint] if gripper_joint else [])):
         specs.extend(_joint_specs(joint))
     return specs
+
+
+#: The parameters each node of the stack declares besides the arm's (`parameter_spec`), by node
+#: name; `{joint}` stands for each of the arm's joints. A params file given to every node (the
+#: launch file's, bringup's) holds some of them: each node knows the others' names, so none of
+#: them is called unknown (`config/unknown.py`). `test_unknown_parameters.py` checks this table
+#: against what the running nodes declare.
+NODE_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "hardware_node": (
+        "config_file",
+        "calibration.heartbeat_timeout_s",
+        "calibration.jog_speed_deg_s",
+        "hardware.remember_pose",
+        "hardware.pose_file",
+    ),
+    "trajectory_node": (
+        "max_waypoints",
+        "controller_name",
+        "allow_partial_joints_goal",
+        "constraints.goal_time_s",
+        "constraints.{joint}.trajectory_deg",
+        "constraints.{joint}.goal_deg",
+        "moveit_servo.incoming_command_timeout",
+        "moveit_servo.command_in_type",
+        "moveit_servo.scale.linear",
+        "moveit_servo.scale.rotational",
+        "moveit_servo.scale.joint",
+    ),
+    "web_bridge": (
+        "host",
+        "port",
+        "web_root",
+        "allowed_hosts",
+        "max_connections",
+        "max_message_bytes",
+        "rate_limit_per_s",
+        "rate_limit_burst",
+        "service_timeout_s",
+        "require_token",
+        "token_file",
+    ),
+    "robot_description_publisher": ("robot_description",),
+}
+#: rclpy's own parameters, on every node.
+ROS_PARAMETERS = ("use_sim_time", "start_type_description_service")
+
+
+def arm_parameters(joint_names: Sequence[str], gripper_joint: str = "") -> dict[str, ParameterSpec]:
+    """Every arm parameter a params file may hold for these joints, by name, whatever its
+    layout and whether it has a gripper: `parameter_spec` of both layouts, with the gripper's
+    section.
+
+    >>> names = arm_parameters(["shoulder", "elbow"])
+    >>> "joints.elbow.max_velocity_deg_s" in names, "spatial.wrist_roll" in names
+    (True, True)
+    >>> "gripper.open_deg" in names, "joints.wrist.min_deg" in names
+    (True, False)
+    """
+    specs = {spec.name: spec for spec in _GRIPPER_SPECS}
+    for layout in LAYOUTS:
+        specs.update((s.name, s) for s in parameter_spec(joint_names, layout, gripper_joint))
+    return specs
+
+
+def node_parameter_names(joint_names: Sequence[str]) -> frozenset[str]:
+    """The nodes' own parameters (`NODE_PARAMETERS`, `ROS_PARAMETERS`) for these joints."""
+    names = set(ROS_PARAMETERS)
+    for templates in NODE_PARAMETERS.values():
+        for template in templates:
+            if "{joint}" in template:
+                names.update(template.format(joint=joint) for joint in joint_names)
+            else:
+                names.add(template)
+    return frozenset(names)

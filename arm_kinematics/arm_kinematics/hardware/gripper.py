@@ -6,10 +6,12 @@ the fingers, or the joint angle in radians); joint angles in radians; times in s
 node's clock.
 
 A goal is reached when the gripper joint (as `joint_states` reports it) is within the tolerance
-of the goal's joint angle. It has stalled when it is not, `reach_timeout_s` after the ramp to
-it should have ended (the ramp runs at the joint's `max_velocity`): the fingers stopped on
-something. Hobby servos report no position, so only a backend that measures one (the sim's
-obstacle) can stall; on a PCA9685 every goal is reached when its ramp ends.
+of the goal's joint angle. It has stalled when it is not, `reach_timeout_s` after its motion
+should have ended (the hardware node moves the joint on a `JointProfile`, from rest to rest
+within its `max_velocity` and `max_acceleration`; the motion's duration is the profile's): the
+fingers stopped on something. Hobby servos report no position, so only a backend that
+measures one (the sim's obstacle) can stall; on a PCA9685 every goal is reached when its
+motion ends.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from arm_kinematics.config import GripperConfig
+from arm_kinematics.hardware.mapping import InvalidCommandError
 
 POSITION_TOLERANCE = 1e-9
 """Relative slack on the gripper's limits (of their span): float noise at a limit is the limit."""
@@ -30,28 +33,43 @@ class GoalState(Enum):
     STALLED = "stalled"
 
 
-def check_goal_position(gripper: GripperConfig, position: float) -> float | str:
+def check_goal_position(gripper: GripperConfig, position: float) -> float:
     """The goal's position (the configured unit) if finite and between closed and open (float
-    noise at either end is that end), else the reason it is refused.
+    noise at either end is that end), else InvalidCommandError saying why it is refused.
 
     >>> from arm_kinematics.config import ArmConfig, default_config_path
     >>> kit = ArmConfig.from_file(default_config_path("arm_desk_kit.yaml")).gripper
     >>> check_goal_position(kit, 0.03)
     0.03
-    >>> print(check_goal_position(kit, 0.08))
-    position 0.08 is outside the gripper's range [0, 0.055] m between the fingers (closed 0, open 0.055)
-    """  # noqa: E501
+    >>> check_goal_position(kit, 0.08)
+    Traceback (most recent call last):
+    ...
+    arm_kinematics.hardware.mapping.InvalidCommandError: position 0.08 is outside the \
+gripper's range [0, 0.055] m between the fingers (closed 0, open 0.055)
+    """
     low, high = gripper.position_limits
     slack = POSITION_TOLERANCE * (high - low)
     if not math.isfinite(position):
-        return f"position {position} is not a finite number"
+        raise InvalidCommandError(f"position {position} is not a finite number")
     if not low - slack <= position <= high + slack:
-        return (
+        raise InvalidCommandError(
             f"position {position:g} is outside the gripper's range [{low:g}, {high:g}] "
             f"{gripper.unit_words} (closed {gripper.closed_position:g}, open "
             f"{gripper.open_position:g})"
         )
     return min(max(position, low), high)
+
+
+@dataclass(frozen=True)
+class GripperReading:
+    """The gripper now, for a running goal: the node's clock (s), the joint as joint_states
+    reports it (rad), whether its motion is still under way, and why no goal can go on (a
+    fault, the shutdown, calibration mode) or None."""
+
+    now_s: float
+    joint_rad: float
+    moving: bool
+    problem: str | None
 
 
 @dataclass(frozen=True)
@@ -68,21 +86,20 @@ class GripperMotion:
         cls,
         gripper: GripperConfig,
         position: float,
-        from_rad: float,
         now_s: float,
+        duration_s: float,
         tolerance: float,
     ) -> GripperMotion:
-        """The goal `position` (checked), the joint starting from `from_rad` at `now_s`.
+        """The goal `position` (checked), its motion begun at `now_s` and lasting `duration_s`.
 
         >>> from arm_kinematics.config import ArmConfig, default_config_path
         >>> kit = ArmConfig.from_file(default_config_path("arm_desk_kit.yaml")).gripper
-        >>> motion = GripperMotion.start(kit, 0.0, math.radians(70), 10.0, math.radians(1))
-        >>> round(motion.deadline_s, 9)  # 70 deg at 120 deg/s, then reach_timeout_s 1 s
-        11.583333333
+        >>> motion = GripperMotion.start(kit, 0.0, 10.0, 0.8333, math.radians(1))
+        >>> round(motion.deadline_s, 9)  # the motion, then reach_timeout_s 1 s
+        11.8333
         """
         target = gripper.joint_angle(position)
-        ramp_s = abs(target - from_rad) / gripper.joint.max_velocity
-        return cls(position, target, now_s + ramp_s + gripper.reach_timeout_s, tolerance)
+        return cls(position, target, now_s + duration_s + gripper.reach_timeout_s, tolerance)
 
     def state(self, now_s: float, joint_rad: float) -> GoalState:
         """REACHED when the joint (rad) is within the tolerance, else STALLED past the

@@ -1,14 +1,19 @@
-"""Result types of the kinematics core: IK statuses, elbow branches and the IK result."""
+"""Result types of the kinematics core: IK statuses, elbow branches, the IK result of one target
+and of many (`IkArrays`)."""
 
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple
 
+import numpy as np
+
 
 class IkStatus(IntEnum):
-    """Outcome of one IK solve; the values equal the SolveIK.srv status constants (0..6, 10).
+    """Outcome of one IK solve; the values equal the SolveIK.srv status constants (0..6, 10, 11).
 
     >>> IkStatus(2).name, IkStatus.SINGULAR <= IkStatus.SINGULAR < IkStatus.TOO_FAR
     ('TOO_FAR', True)
@@ -23,6 +28,7 @@ class IkStatus(IntEnum):
     INVALID_INPUT = 6  # NaN, infinity, wrong length of `current`, unknown branch, n > 3
     # 7..9 are the IK service's own request checks (WRONG_FRAME, OFF_PLANE, INVALID_ORIENTATION)
     YAW_LIMIT = 10  # spatial arms: the target's direction is outside the yaw joint's range
+    OUTSIDE_WORKSPACE = 11  # a part of the arm would leave the workspace envelope
 
 
 class Branch(IntEnum):
@@ -143,3 +149,47 @@ def invalid_input(reason: str) -> IkResult:
     'INVALID_INPUT: target x and y must be numbers (m)'
     """
     return IkResult(IkStatus.INVALID_INPUT, None, "INVALID_INPUT: " + reason)
+
+
+@dataclass(frozen=True, eq=False)
+class IkArrays:
+    """The IK answers to N targets at once (`solve_many`), as arrays.
+
+    `status` (N,) IkStatus values (uint8); `joints` (N, n) radians in joint order, defined on
+    every row: a refused target's row holds the joints it was seeded with (its seed, or the
+    previous solution in a chain), zeros without one; `ok` says which rows are solutions (OK
+    or SINGULAR). `alternative` (N, n) the other elbow branch where `has_alternative` says
+    there is one (as `IkResult.alternative`; the row's `joints` elsewhere).
+    `manipulability` (N,) as `IkResult.manipulability` (0 where refused). The words of row i
+    are made only when asked for (`message(i)`, `result(i)`): the scalar solve of that target
+    with that row's seed, which gives the same answer.
+
+    >>> from arm_kinematics.kinematics import PlanarArm
+    >>> answers = PlanarArm((1.0, 0.8)).solve_many([[1.0731, 1.2727], [3.0, 0.0]])
+    >>> answers.status.tolist(), answers.ok.tolist(), answers.message(1).split(":")[0]
+    ([0, 2], [True, False], 'TOO_FAR')
+    """
+
+    status: np.ndarray
+    joints: np.ndarray
+    alternative: np.ndarray
+    has_alternative: np.ndarray
+    manipulability: np.ndarray
+    solve_row: Callable[[int], IkResult]
+    """The scalar solve of row i's target with row i's seed (for its words)."""
+
+    def __len__(self) -> int:
+        return len(self.status)
+
+    @property
+    def ok(self) -> np.ndarray:
+        """(N,) True where the row holds a solution (OK or SINGULAR)."""
+        return self.status <= IkStatus.SINGULAR
+
+    def message(self, index: int) -> str:
+        """Row `index`'s outcome in words, the status name first (as `IkResult.message`)."""
+        return self.solve_row(index).message
+
+    def result(self, index: int) -> IkResult:
+        """Row `index` as the scalar solve answers it (an `IkResult`, with its words)."""
+        return self.solve_row(index)

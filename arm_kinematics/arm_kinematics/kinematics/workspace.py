@@ -6,9 +6,10 @@ much narrower band than the 0.020..0.180 m ring. `reachable_region` asks the cor
 targets it solves, so the drawn region and the IK can never disagree:
 
 - a square grid of `cell_size` metres covers the disc of radius `reach` about the base (base
-  frame, metres); a cell is *reachable* when the core solves its centre (OK or SINGULAR). A
-  3-joint arm may take any tool heading: a cell is reachable when its centre solves for some
-  heading (the heading pointing away from the base, else one of `headings` sampled headings);
+  frame, metres); a cell is *reachable* when the core solves its centre (OK or SINGULAR), every
+  centre at once (`PlanarArm.solve_many`). A 3-joint arm is asked without a heading: it takes
+  one when some heading reaches the centre within the limits (`tool_angles.py`, in closed
+  form);
 - a cell is *near-singular* when it holds a target that the core solves SINGULAR without a
   heading (what a caller gets by default): the tip of a configuration within the joint limits
   whose |sin joint 2| is below the arm's `singularity_margin`, kept when the heading-free solve
@@ -18,7 +19,7 @@ targets it solves, so the drawn region and the IK can never disagree:
 - each grid row is merged into runs of consecutive cells: one rectangle per run
   (`Rectangle`), so a drawing of the region stays a few hundred rectangles.
 
-Only the public API of `PlanarArm` is used: `solve`, `forward`, `joint_limits`,
+Only the public API of `PlanarArm` is used: `solve_many`, `chain_points_many`, `joint_limits`,
 `link_lengths`, `reach`, `singularity_margin`. Radians and metres, base frame.
 """
 
@@ -36,8 +37,6 @@ from .types import IkStatus
 
 DEFAULT_CELLS_ACROSS_REACH = 100
 """The default cell size is the arm's reach divided by this (1.8 mm on the default arm)."""
-DEFAULT_HEADINGS = 72
-"""Headings (evenly spaced over a full turn) tried for a 3R cell the away-heading misses."""
 
 
 class Rectangle(NamedTuple):
@@ -136,116 +135,45 @@ def _near_singular_joint2(limits: tuple[float, float], margin: float) -> list[fl
     return samples
 
 
-def _statuses(
-    arm: PlanarArm, xs: np.ndarray, ys: np.ndarray, heading: float | None = None
-) -> np.ndarray:
-    """The core's IkStatus (uint8) for each target (x, y), with one heading or none."""
-    return np.fromiter(
-        (arm.solve(x, y, heading).status for x, y in zip(xs.tolist(), ys.tolist(), strict=True)),
-        dtype=np.uint8,
-        count=len(xs),
-    )
-
-
-def _wrist_candidates(arm: PlanarArm, xs: np.ndarray, ys: np.ndarray, size: float) -> np.ndarray:
-    """3R: True where a tip might be reached, False where it surely is not (grid order).
-
-    The tip is the wrist plus the last link, so a reachable tip lies within L3 of a point that
-    links 1-2 reach within their limits: the 2R region of the first two links, dilated by L3
-    (and one cell, for the grid). Cells beyond that need no solve at all.
-    """
-    wrist_arm = PlanarArm(arm.link_lengths[:2], arm.joint_limits[:2])
-    count = round(math.sqrt(len(xs)))
-    wrist = (_statuses(wrist_arm, xs, ys) <= IkStatus.SINGULAR).reshape(count, count)
-    radius = arm.link_lengths[2] / size + 1.0
-    reach = math.ceil(radius)
-    padded = np.pad(wrist, reach)
-    candidates = np.zeros_like(wrist)
-    for drow in range(-reach, reach + 1):
-        for dcol in range(-reach, reach + 1):
-            if drow * drow + dcol * dcol <= radius * radius:
-                candidates |= padded[
-                    reach + drow : reach + drow + count, reach + dcol : reach + dcol + count
-                ]
-    return candidates.ravel()
-
-
-def _reachable_cells(
-    arm: PlanarArm, xs: np.ndarray, ys: np.ndarray, headings: int, size: float
-) -> np.ndarray:
-    """Status per target (uint8 IkStatus): 2R the solve itself; 3R the best over headings.
-
-    A 3R target is solved with the heading pointing away from the base, then with each of
-    `headings` headings over a full turn until one solves (OK before SINGULAR). The core's
-    heading-free solve would answer too, but it searches the headings itself and costs ~50x a
-    solve with a given heading, over tens of thousands of cells.
-    """
-    if arm.n_joints < 3:
-        return _statuses(arm, xs, ys)
-    status = np.full(len(xs), IkStatus.JOINT_LIMIT, dtype=np.uint8)
-    retry = np.flatnonzero(_wrist_candidates(arm, xs, ys, size))
-    trials = [None, *np.linspace(-math.pi, math.pi, headings, endpoint=False).tolist()]
-    for heading in trials:
-        if retry.size == 0:
-            break
-        cell_x, cell_y = xs[retry], ys[retry]
-        if heading is None:
-            away = np.arctan2(cell_y, cell_x).tolist()
-            tried = np.fromiter(
-                (
-                    arm.solve(x, y, h).status
-                    for x, y, h in zip(cell_x.tolist(), cell_y.tolist(), away, strict=True)
-                ),
-                dtype=np.uint8,
-                count=retry.size,
-            )
-        else:
-            tried = _statuses(arm, cell_x, cell_y, heading)
-        solved = tried <= IkStatus.SINGULAR
-        status[retry[solved]] = np.minimum(status[retry[solved]], tried[solved])
-        retry = retry[status[retry] > IkStatus.SINGULAR]
-    return status
-
-
-def near_singular_tips(arm: PlanarArm, step: float) -> list[tuple[float, float, float]]:
-    """Tips (x, y, heading) of configurations within the limits with |sin joint 2| < margin.
+def near_singular_tips(arm: PlanarArm, step: float) -> np.ndarray:
+    """Tips (x, y, heading) (m, m, rad; one row each) of configurations within the limits with
+    |sin joint 2| < margin.
 
     Joint 1 (and a 3R arm's joint 3) are sampled so that neighbouring tips are at most about
-    `step` metres apart; joint 2 at a few angles inside the zone. Empty when the limits keep
-    joint 2 out of the zone.
+    `step` metres apart; joint 2 at a few angles inside the zone. Empty (0 rows) when the
+    limits keep joint 2 out of the zone.
 
     >>> arm = PlanarArm((0.1, 0.08), [(-1.5708, 1.5708)] * 2)
     >>> tips = near_singular_tips(arm, 0.002)
-    >>> max(abs(math.hypot(x, y) - 0.18) for x, y, _ in tips) < 1e-5  # at full stretch
+    >>> bool(np.abs(np.hypot(tips[:, 0], tips[:, 1]) - 0.18).max() < 1e-5)  # at full stretch
     True
     """
     joint2 = _near_singular_joint2(arm.joint_limits[1], arm.singularity_margin)
     if not joint2:
-        return []
+        return np.zeros((0, 3))
     lo1, hi1 = _bounded(arm.joint_limits[0])
-    joint1 = np.linspace(lo1, hi1, max(2, math.ceil((hi1 - lo1) * arm.reach / step) + 1))
-    others: list[tuple[float, ...]] = [()]
+    axes = [
+        np.linspace(lo1, hi1, max(2, math.ceil((hi1 - lo1) * arm.reach / step) + 1)),
+        np.asarray(joint2),
+    ]
     for index in range(2, arm.n_joints):
         lo, hi = _bounded(arm.joint_limits[index])
         reach_after = sum(arm.link_lengths[index:])
         samples = np.linspace(lo, hi, max(2, math.ceil((hi - lo) * reach_after / step) + 1))
         if lo <= 0.0 <= hi:  # the links after the elbow in line: the heading-free solve's pose
             samples = np.union1d(samples, [0.0])
-        others = [(*rest, float(q)) for rest in others for q in samples]
-    return [
-        arm.forward((float(q1), q2, *rest)) for q1 in joint1 for q2 in joint2 for rest in others
-    ]
+        axes.append(samples)
+    joints = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, arm.n_joints)
+    tips = arm.chain_points_many(joints)[:, -1, :2]
+    return np.column_stack([tips, joints.sum(axis=1)])
 
 
-def reachable_region(
-    arm: PlanarArm, cell_size: float | None = None, *, headings: int = DEFAULT_HEADINGS
-) -> ReachableRegion:
+def reachable_region(arm: PlanarArm, cell_size: float | None = None) -> ReachableRegion:
     """The grid of cells the arm's tip reaches within its joint limits, near-singular marked.
 
     Args:
         arm: the arm (2 or 3 joints).
         cell_size: grid cell edge, metres (> 0); default `arm.reach / 100`.
-        headings: headings sampled for 3R cells (see the module docstring).
 
     Raises:
         ValueError: cell_size not a positive finite number, or more than 10^6 cells.
@@ -270,13 +198,15 @@ def reachable_region(
         raise ValueError(f"cell_size {size:g} m gives {count}x{count} cells, more than 10^6")
     centres = corner + (np.arange(count) + 0.5) * size
     xs, ys = np.meshgrid(centres, centres)
-    status = _reachable_cells(arm, xs.ravel(), ys.ravel(), headings, size).reshape(count, count)
+    status = arm.solve_many(np.column_stack([xs.ravel(), ys.ravel()])).status
+    status = status.reshape(count, count)
     reachable = status <= IkStatus.SINGULAR
-    # What a caller gets by default is the heading-free solve: for 2R that is `status`; for 3R
-    # only the near-singular tips below are solved without a heading.
+    # 2R: the centres the solve calls SINGULAR, and the zone's tips below (thinner than a
+    # cell); 3R: the tips alone (the heading-free solve, whose heading mostly keeps away from
+    # the singular poses).
     near_singular = (status == IkStatus.SINGULAR) if arm.n_joints < 3 else np.zeros_like(reachable)
-    tips = np.asarray(near_singular_tips(arm, size)).reshape(-1, 3)
-    singular = tips[_statuses(arm, tips[:, 0], tips[:, 1]) == IkStatus.SINGULAR]
+    tips = near_singular_tips(arm, size)
+    singular = tips[arm.solve_many(tips[:, :2]).status == IkStatus.SINGULAR]
     rows = np.floor((singular[:, 1] - corner) / size).astype(int)
     columns = np.floor((singular[:, 0] - corner) / size).astype(int)
     inside = (rows >= 0) & (rows < count) & (columns >= 0) & (columns < count)

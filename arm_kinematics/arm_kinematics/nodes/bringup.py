@@ -35,6 +35,11 @@ from std_msgs.msg import String
 from arm_kinematics.config import BACKENDS, ArmConfig, ConfigError, default_config_path
 from arm_kinematics.description import robot_description
 from arm_kinematics.names import absolute_namespace, frame_prefix_for
+from arm_kinematics.nodes.params import (
+    check_unknown_parameters,
+    given_arm_names,
+    take_given_parameters,
+)
 from arm_kinematics.nodes.runner import run_nodes
 
 EXIT_BAD_ARGUMENTS = 2
@@ -45,7 +50,14 @@ class RobotDescriptionPublisher(Node):
     robot_state_publisher does, and offers it as the read-only parameter of the same name."""
 
     def __init__(self, urdf: str, **kwargs) -> None:
-        super().__init__("robot_description_publisher", **kwargs)
+        # What it was given is read from rclpy's declaration of it (nodes/params.py).
+        super().__init__(
+            "robot_description_publisher",
+            automatically_declare_parameters_from_overrides=True,
+            **kwargs,
+        )
+        given = take_given_parameters(self)
+        check_unknown_parameters(self, given, *given_arm_names(given))
         self.declare_parameter(
             "robot_description",
             urdf,

@@ -13,19 +13,17 @@ Names (relative, so the arm's namespace moves them):
 | `calibration/save` | CalibrationFile | write it (a new file, or the file after a backup) |
 | `calibration/state` | CalibrationState | latched; on every change and at 10 Hz while on |
 
-Parameters of the hardware node only (read-only): `config_file` (the params file it was started
-with; bringup and arm.launch.py set it), `calibration.heartbeat_timeout_s` and
-`calibration.jog_speed_deg_s`. The rules live in `hardware/calibration.py` (jogging) and
-`calibration_file.py` (saving); the node's calibration methods hold the servos' state.
+Its parameters (`config_file`, `calibration.heartbeat_timeout_s`, `calibration.jog_speed_deg_s`)
+are the hardware node's own (`hardware_settings.py`). The rules live in `hardware/calibration.py`
+(jogging), `hardware/calibration_control.py` (the mode on the servos) and `calibration_file.py`
+(saving); the node's calibration methods call them under its lock.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -40,7 +38,6 @@ from arm_kinematics.calibration_file import (
     write_edit,
 )
 from arm_kinematics.hardware.calibration import DEGREES, PULSE_US, JogError
-from arm_kinematics.nodes.params import ParameterStartupError
 from arm_kinematics_interfaces.msg import CalibrationState, ServoCalibration, ServoState
 from arm_kinematics_interfaces.srv import CalibrationFile, JogServo
 
@@ -53,81 +50,19 @@ _FILE_MODES = {
 }
 
 
-@dataclass(frozen=True)
-class CalibrationSettings:
-    config_file: str  # "" = unknown
-    heartbeat_timeout_s: float
-    jog_speed_deg_s: float
-
-
-def declare_calibration_parameters(node: Node) -> CalibrationSettings:
-    """Declare the hardware node's own read-only calibration parameters and validate them."""
-    positive = [FloatingPointRange(from_value=0.05, to_value=3600.0, step=0.0)]
-    specs = (
-        (
-            "config_file",
-            "",
-            ParameterType.PARAMETER_STRING,
-            "the params file this node was started with (calibration/save writes beside it or "
-            "over it); '' = unknown, saving refused. bringup and arm.launch.py set it",
-            [],
-        ),
-        (
-            "calibration.heartbeat_timeout_s",
-            5.0,
-            ParameterType.PARAMETER_DOUBLE,
-            "calibration mode: without a heartbeat this long every servo holds and the mode "
-            "ends, s",
-            positive,
-        ),
-        (
-            "calibration.jog_speed_deg_s",
-            30.0,
-            ParameterType.PARAMETER_DOUBLE,
-            "calibration mode: jog slew limit, servo degrees per second (each servo's is the "
-            "lesser of this and its joint's max_velocity_deg_s)",
-            positive,
-        ),
-    )
-    values = []
-    try:
-        for name, default, kind, description, ranges in specs:
-            descriptor = ParameterDescriptor(
-                type=kind,
-                description=description,
-                read_only=True,
-                floating_point_range=ranges,
-                dynamic_typing=kind == ParameterType.PARAMETER_DOUBLE,
-            )
-            value = node.declare_parameter(name, default, descriptor).value
-            if kind == ParameterType.PARAMETER_DOUBLE:
-                if isinstance(value, bool) or not isinstance(value, int | float):
-                    raise ValueError(f"parameter '{name}' = {value!r}: must be a number")
-                if not 0.05 <= value <= 3600.0:
-                    raise ValueError(f"parameter '{name}' = {value!r}: must be in [0.05, 3600]")
-                value = float(value)
-            elif not isinstance(value, str):
-                raise ValueError(f"parameter '{name}' = {value!r}: must be a path")
-            values.append(value)
-    except Exception as error:  # rclpy's complaint about a value of the wrong type or range
-        node.get_logger().fatal(f"invalid configuration: {error}")
-        raise ParameterStartupError() from None
-    return CalibrationSettings(*values)
-
-
 class CalibrationServices:
     """The services and the state topic of calibration mode, on the hardware node.
 
     `node` is that node (`hardware_node.HardwareNode`, which builds this in its constructor, so
     it is typed as the rclpy Node it is): besides rclpy's, the services call its `config`,
-    `servo_map`, `calibration_settings` and its calibration methods (`enter_calibration`,
+    `servo_map`, `settings` and its calibration methods (`enter_calibration`,
     `leave_calibration`, `heartbeat`, `jog`, `release_all`, `calibration_snapshot`), where the
     rules and the node's lock are.
     """
 
     def __init__(self, node: Node) -> None:
         self._node = node
-        self._settings = node.calibration_settings
+        self._settings = node.settings
         self._published_active: bool | None = None
         self._published_note = ""
         group = MutuallyExclusiveCallbackGroup()  # one request at a time, beside the ticks
@@ -326,6 +261,7 @@ class CalibrationServices:
                     joint_max_deg=math.degrees(joint.max_position),
                     home_deg=math.degrees(joint.home),
                     max_velocity_deg_s=math.degrees(joint.max_velocity),
+                    max_acceleration_deg_s2=math.degrees(joint.max_acceleration),
                 )
             )
         return out

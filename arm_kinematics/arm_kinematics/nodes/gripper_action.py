@@ -12,11 +12,15 @@ serves, so MoveIt's gripper controller handle and `ros2 action send_goal` talk t
   force measurement. Every result and feedback says `effort` 0.0.
 - The goal SUCCEEDS (`reached_goal`) once `joint_states` has the gripper's joint within
   `trajectory.goal_tolerance_deg` of the goal; it is ABORTED as `stalled` when not there
-  `gripper.reach_timeout_s` after its ramp should have ended (the fingers stopped on
+  `gripper.reach_timeout_s` after its motion should have ended (the fingers stopped on
   something; the servo keeps its command, pressing on, as ros2_control's does: send the
   reported position to relieve it). Hobby servos report no position, so on a PCA9685 a goal
-  is always reached when its ramp ends; the sim backend's obstacle makes a stall.
-- A cancel stops the gripper where it is (CANCELED). A new goal replaces the running one,
+  is always reached when its motion ends; the sim backend's obstacle makes a stall.
+- The gripper's joint moves from rest to rest within its `max_velocity_deg_s` and
+  `max_acceleration_deg_s2` (`hardware/joint_profile.py`); a goal that replaces a running one
+  starts from the joint's velocity at that moment.
+- A cancel brakes the gripper to rest within its acceleration limit and then ends CANCELED
+  with the position where it stopped. A new goal replaces the running one,
   which ends ABORTED with `reached_goal` false (rclpy can only mark a goal CANCELED that a
   client asked to cancel; ros2_control reports a replaced goal canceled). So does a
   `joint_commands` message that sets the gripper's joint. A fault or the shutdown aborts.
@@ -37,7 +41,14 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
 from arm_kinematics.config import GripperConfig
-from arm_kinematics.hardware.gripper import GoalState, GripperMotion, check_goal_position
+from arm_kinematics.hardware.driver import MotionBlockedError
+from arm_kinematics.hardware.gripper import (
+    GoalState,
+    GripperMotion,
+    GripperReading,
+    check_goal_position,
+)
+from arm_kinematics.hardware.mapping import InvalidCommandError
 
 ACTION_NAME = "gripper_controller/gripper_cmd"
 FEEDBACK_PERIOD_S = 0.1
@@ -47,9 +58,9 @@ FEEDBACK_PERIOD_S = 0.1
 class GripperDriver(Protocol):
     """What the action needs of the hardware node (it owns the servos)."""
 
-    def start_gripper(self, position: float) -> GripperMotion | str: ...
-    def hold_gripper(self) -> None: ...
-    def gripper_now(self) -> tuple[float, float, str | None]: ...
+    def start_gripper(self, position: float) -> GripperMotion: ...  # or MotionBlockedError
+    def stop_gripper(self) -> None: ...
+    def gripper_now(self) -> GripperReading: ...
     def wait_for_change(self, timeout_s: float) -> None: ...
 
 
@@ -98,11 +109,12 @@ class GripperAction:
     # --- callbacks --------------------------------------------------------------------------
 
     def _on_goal(self, goal: GripperCommand.Goal) -> GoalResponse:
-        checked = check_goal_position(self._gripper, goal.command.position)
-        if isinstance(checked, str):
-            self._node.get_logger().warning(f"gripper goal rejected: {checked}; nothing moved")
+        try:
+            check_goal_position(self._gripper, goal.command.position)
+        except InvalidCommandError as error:
+            self._node.get_logger().warning(f"gripper goal rejected: {error}; nothing moved")
             return GoalResponse.REJECT
-        _, _, problem = self._driver.gripper_now()
+        problem = self._driver.gripper_now().problem
         if problem is not None:
             self._node.get_logger().warning(f"gripper goal rejected: {problem}; nothing moved")
             return GoalResponse.REJECT
@@ -119,48 +131,57 @@ class GripperAction:
     def _execute(self, handle: ServerGoalHandle) -> GripperCommand.Result:
         key = bytes(handle.goal_id.uuid)
         command = handle.request.command
-        checked = check_goal_position(self._gripper, command.position)
-        assert not isinstance(checked, str)  # _on_goal refused it otherwise
-        with self._lock:
-            began = self._active == key
-            motion = self._driver.start_gripper(checked) if began else None
-            replaced = None if began else self._replaced.get(key, "replaced")
-        if motion is None:  # replaced before it began
-            return self._end(handle, key, "aborted", str(replaced))
-        if isinstance(motion, str):
-            return self._end(handle, key, "aborted", motion)
+        position = check_goal_position(self._gripper, command.position)  # _on_goal passed it
+        motion: GripperMotion | None = None
+        try:
+            with self._lock:
+                if self._active == key:
+                    motion = self._driver.start_gripper(position)
+                why = self._replaced.get(key, "replaced")  # before it began
+        except MotionBlockedError as error:
+            why = str(error)
+        if motion is None:
+            return self._end(handle, key, "aborted", why)
         effort = ""
         if command.max_effort != 0.0:
             effort = f", max_effort {command.max_effort:g} not applied (no effort control)"
         self._node.get_logger().info(
-            f"gripper goal: {checked:g} {self._gripper.unit_words} ({self._gripper.name} "
+            f"gripper goal: {position:g} {self._gripper.unit_words} ({self._gripper.name} "
             f"{math.degrees(motion.target):.1f} deg){effort}"
         )
+        return self._follow(handle, key, motion)
+
+    def _follow(
+        self, handle: ServerGoalHandle, key: bytes, motion: GripperMotion
+    ) -> GripperCommand.Result:
+        """Until the goal ends: reached, stalled, replaced, canceled (after the brake) or
+        stopped by a fault or the shutdown; feedback meanwhile."""
         last_feedback = -math.inf
+        braking = False
         while True:
-            now, joint, problem = self._driver.gripper_now()
-            state = motion.state(now, joint)
+            reading = self._driver.gripper_now()
             with self._lock:
                 replaced = None
                 if self._active != key:
                     replaced = self._replaced.pop(key, "replaced")
-                canceled = replaced is None and handle.is_cancel_requested
-                if canceled:  # still the active goal: stop the gripper where it is
-                    self._driver.hold_gripper()
-                    self._active = None
-            if canceled:
+                if not braking and replaced is None and handle.is_cancel_requested:
+                    self._driver.stop_gripper()  # still the active goal: brake to rest
+                    braking = True
+                    continue
+            if braking and (replaced is not None or not reading.moving or reading.problem):
                 return self._end(handle, key, "canceled", "canceled")
             if replaced is not None:
                 return self._end(handle, key, "aborted", replaced)
-            if problem is not None:
-                return self._end(handle, key, "aborted", problem)
-            if state is GoalState.REACHED:
+            if reading.problem is not None:
+                return self._end(handle, key, "aborted", reading.problem)
+            state = motion.state(reading.now_s, reading.joint_rad)
+            if not braking and state is GoalState.REACHED:
                 return self._end(handle, key, "succeeded", "reached")
-            if state is GoalState.STALLED:
+            if not braking and state is GoalState.STALLED:
                 return self._end(handle, key, "aborted", "stalled", stalled=True, motion=motion)
-            if now - last_feedback >= FEEDBACK_PERIOD_S:
-                last_feedback = now
-                handle.publish_feedback(self._values(GripperCommand.Feedback(), joint))
+            if reading.now_s - last_feedback >= FEEDBACK_PERIOD_S:
+                last_feedback = reading.now_s
+                handle.publish_feedback(self._values(GripperCommand.Feedback(), reading.joint_rad))
             self._driver.wait_for_change(FEEDBACK_PERIOD_S)
 
     # --- the end of a goal ------------------------------------------------------------------
@@ -186,7 +207,7 @@ class GripperAction:
             if self._active == key:
                 self._active = None
             self._replaced.pop(key, None)
-        _, joint, _ = self._driver.gripper_now()
+        joint = self._driver.gripper_now().joint_rad
         result = self._values(GripperCommand.Result(), joint, stalled=stalled)
         result.reached_goal = how == "succeeded"
         at = f"{result.position:g} {self._gripper.unit_words}"

@@ -45,7 +45,6 @@ from arm_kinematics.nodes.ik.markers import (
     MarkerRequest,
     request_markers,
 )
-from arm_kinematics.nodes.ik.region_process import RegionProcess
 from arm_kinematics.nodes.ik.requests import IkSetup
 from arm_kinematics.nodes.ik.solve import solve_ik
 from arm_kinematics.nodes.messages import (
@@ -73,7 +72,8 @@ class IkNode(Node):
     """Serves solve_ik, solve_ik_batch and compute_fk for the arm in the node's parameters."""
 
     def __init__(self, **kwargs) -> None:
-        super().__init__("ik_node", **kwargs)
+        # What it was given is read from rclpy's declaration of it (nodes/params.py).
+        super().__init__("ik_node", automatically_declare_parameters_from_overrides=True, **kwargs)
         self.config = declare_arm_parameters(self)
         self.ik = IkSetup.from_config(self.config)
         # Written by the joint_states callback, read by service threads: a tuple swapped in
@@ -119,16 +119,13 @@ class IkNode(Node):
         self._workspace_publisher = self.create_publisher(MarkerArray, "ik_markers", latched)
         self._request_publisher = self.create_publisher(MarkerArray, "ik_markers", latched)
         self._workspace_publisher.publish(self.ik.layout.workspace(self.ik.base_frame, self._now()))
-        # The region takes 0.4 s (2R) to 15 s (spatial) of solves: solved in a child process
-        # once the node spins (`ik/region_process.py`: a thread here would hold the GIL and
-        # stall every callback of the process), awaited by a thread of its own so that the
-        # services answer meanwhile and a shutdown never waits for it; then the ring and the
-        # region are latched.
+        # The region is one array solve of its grid (well under a second): computed once the
+        # node spins, in the timer's own callback group, so that the services (reentrant)
+        # answer meanwhile; then the ring and the region are latched.
         self._closed = False
-        self._region: RegionProcess | None = None
         self._publish_lock = threading.Lock()  # no region published once close() has run
         self._region_timer = self.create_timer(
-            0.0, self._start_region, callback_group=MutuallyExclusiveCallbackGroup()
+            0.0, self._publish_region, callback_group=MutuallyExclusiveCallbackGroup()
         )
         self.create_timer(
             _MARKER_PERIOD_S,
@@ -148,26 +145,15 @@ class IkNode(Node):
             "compute_fk"
         )
 
-    def _start_region(self) -> None:
-        self._region_timer.cancel()
-        with self._publish_lock:
-            if self._closed:
-                return
-            self._region = RegionProcess(*self.ik.layout.region_job())
-        threading.Thread(
-            target=self._publish_region, args=(self._region,), name="reachable_region",
-            daemon=True,
-        ).start()  # fmt: skip
-
-    def _publish_region(self, region_process: RegionProcess) -> None:
+    def _publish_region(self) -> None:
         """Latch the workspace and the reachable region of the configured arm on ik_markers."""
+        self._region_timer.cancel()
         started = time.monotonic()
+        solve, arm = self.ik.layout.region_job()
         try:
-            region = region_process.result()
+            region = solve(arm)
         except Exception as error:  # a drawing aid: never a reason to stop serving IK
-            with self._publish_lock:
-                if not self._closed:
-                    self.get_logger().error(f"cannot compute the reachable region: {error!r}")
+            self.get_logger().error(f"cannot compute the reachable region: {error!r}")
             return
         workspace = self.ik.layout.workspace(self.ik.base_frame, self._now(), region)
         with self._publish_lock:
@@ -177,15 +163,13 @@ class IkNode(Node):
         self.get_logger().info(
             f"reachable region within the joint limits on ik_markers: "
             f"{int(region.reachable.sum())} cells of {region.cell_size * 1000:.1f} mm "
-            f"({time.monotonic() - started:.1f} s)"
+            f"({time.monotonic() - started:.2f} s)"
         )
 
     def close(self) -> None:
-        """Publish nothing more; stop the region's process if it is still solving."""
+        """Publish nothing more."""
         with self._publish_lock:
             self._closed = True
-            if self._region is not None:
-                self._region.stop()
 
     def destroy_node(self) -> None:
         self.close()

@@ -53,6 +53,7 @@ SOLVE_IK_STATUS_NAMES = constant_names(
         "OFF_PLANE",
         "INVALID_ORIENTATION",
         "YAW_LIMIT",
+        "OUTSIDE_WORKSPACE",
     ),
 )
 #: ComputeFK status value -> constant name.

@@ -71,6 +71,29 @@ class NodeStartupError(SystemExit):
         super().__init__(self.exit_code)
 
 
+class EmptyListParameterError(NodeStartupError):
+    """A params file gave `[]` (see `_created`): exits with code 2."""
+
+    exit_code = 2
+
+
+def _created(factory: Callable[[], Node]) -> Node:
+    """`factory()`, with rclpy's refusal of an empty list in a params file (a node built with
+    `automatically_declare_parameters_from_overrides` cannot type `[]`: "Cannot declare a
+    statically typed parameter with default value of type PARAMETER_NOT_SET") said as one
+    FATAL line that names the remedy, and exit code 2 like every other bad parameter."""
+    try:
+        return factory()
+    except ValueError as error:
+        if "PARAMETER_NOT_SET" not in str(error):
+            raise
+        rclpy.logging.get_logger("arm_kinematics").fatal(
+            "invalid configuration: a params file gives an empty list ([]), which ROS 2 "
+            "cannot type; leave the key out instead (e.g. workspace.keep_out_boxes_m: no boxes)"
+        )
+        raise EmptyListParameterError() from None
+
+
 def run_nodes(factories: Sequence[Callable[[], Node]], args: list[str] | None = None) -> int:
     """Create the nodes, spin them on one multi-threaded executor until shutdown; exit code.
 
@@ -89,7 +112,7 @@ def run_nodes(factories: Sequence[Callable[[], Node]], args: list[str] | None = 
     code = 0
     try:
         for factory in factories:
-            nodes.append(factory())
+            nodes.append(_created(factory))
             if stop.is_set():
                 return 0
         for node in nodes:

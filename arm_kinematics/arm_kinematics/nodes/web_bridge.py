@@ -47,7 +47,12 @@ from arm_kinematics.bridge.protocol import ProtocolError
 from arm_kinematics.bridge.security import BridgeSettings
 from arm_kinematics.bridge.server import BridgeServer, Session, call_soon_threadsafe
 from arm_kinematics.bridge.throttle import Throttle
-from arm_kinematics.nodes.params import ParameterStartupError
+from arm_kinematics.nodes.params import (
+    ParameterStartupError,
+    check_unknown_parameters,
+    given_arm_names,
+    take_given_parameters,
+)
 from arm_kinematics.nodes.runner import NodeStartupError, run_node
 
 # The one import of the race-free ActionClient (see its module).
@@ -106,11 +111,18 @@ class _ClientState:
 
 def declare_bridge_parameters(node: Node) -> BridgeSettings:
     """Declare web_bridge's read-only parameters and validate them (ParameterStartupError)."""
+    given = take_given_parameters(node)
+    check_unknown_parameters(node, given, *given_arm_names(given))
     values: dict[str, Any] = {}
     defaults = BridgeSettings()
     try:
         for spec in fields(BridgeSettings):
             default = getattr(defaults, spec.name)
+            if isinstance(default, tuple) and spec.name not in given:
+                # rclpy cannot declare an empty string array (ros2/rclpy#912, open: it becomes a
+                # byte array): not given, the parameter is not declared, and means none.
+                values[spec.name] = default
+                continue
             descriptor = ParameterDescriptor(
                 type=_PARAMETER_TYPES[type(default)],
                 description=_DESCRIPTIONS[spec.name],
@@ -150,18 +162,18 @@ class WebBridge(Node):
     """Serves the page and the rosbridge protocol for this arm's own interfaces."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__("web_bridge", **kwargs)
+        # What it was given is read from rclpy's declaration of it (nodes/params.py).
+        super().__init__(
+            "web_bridge", automatically_declare_parameters_from_overrides=True, **kwargs
+        )
         self.settings = declare_bridge_parameters(self)
         self.allowed = AllowList(self.get_namespace())
         self._callbacks = ReentrantCallbackGroup()
-        self._service_clients = {
-            name: self.create_client(s.type, name, callback_group=self._callbacks)
-            for name, s in self.allowed.services.items()
-        }
-        self._action_clients = {
-            name: ActionClient(self, a.type, name, callback_group=self._callbacks)
-            for name, a in self.allowed.actions.items()
-        }
+        # Created on a client's first call or goal, so that the graph shows a client only for
+        # what a page uses: no gripper action client on an arm without a gripper (the page asks
+        # the hardware node's gripper.joint first).
+        self._service_clients: dict[str, Any] = {}
+        self._action_clients: dict[str, ActionClient] = {}
         self._topic_publishers: dict[str, Any] = {}
         web_root = Path(self.settings.web_root) if self.settings.web_root else installed_web_root()
         if web_root is None or not web_root.is_dir():
@@ -348,7 +360,12 @@ class WebBridge(Node):
         self.allowed.check_request(service, ros_request, request.id)
         _count_call(state, request.id)
         timeout = request.timeout_s or self.settings.service_timeout_s
-        client = self._service_clients[service.resolved]
+        client = self._service_clients.get(service.resolved)
+        if client is None:
+            client = self.create_client(
+                service.type, service.resolved, callback_group=self._callbacks
+            )
+            self._service_clients[service.resolved] = client
 
         async def call() -> None:
             try:
@@ -383,7 +400,12 @@ class WebBridge(Node):
             )
         goal_message = _message_from_args(action.type.Goal, request.args)
         _count_call(state, request.id)
-        client = self._action_clients[action.resolved]
+        client = self._action_clients.get(action.resolved)
+        if client is None:
+            client = ActionClient(
+                self, action.type, action.resolved, callback_group=self._callbacks
+            )
+            self._action_clients[action.resolved] = client
         goal = _Goal()
         # A goal without an id cannot be canceled by the client, but is on disconnect.
         key = request.id if request.id is not None else object()

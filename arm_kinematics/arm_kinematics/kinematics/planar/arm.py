@@ -24,7 +24,7 @@
 6. OK.
 
 The formulas live in `closed_form.py`, the branch rules in `branches.py`, the message texts in
-`explain.py`, the 3R heading search in `heading_search.py`.
+`explain.py`, the 3R tool heading when none is requested in `tool_angles.py`.
 """
 
 from __future__ import annotations
@@ -34,11 +34,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..angles import wrap_angle
-from ..types import Branch, IkResult, IkStatus, branch_of, invalid_input
-from .branches import choose_branch, joint_distance
-from .chain import LIMIT_TOLERANCE, PlanarChain, as_number
+from ..array_api import norm
+from ..types import Branch, IkArrays, IkResult, IkStatus, branch_of, invalid_input
+from . import many
+from .branches import choose_branch
+from .chain import PlanarChain, as_number
 from .closed_form import (
-    reachable_headings,
+    HEADING_MATCH_TOLERANCE,
+    NEAR_COINCIDENT,
     three_link_ik,
     three_link_manipulability,
     two_link_ik,
@@ -46,25 +49,19 @@ from .closed_form import (
 )
 from .explain import (
     heading_mismatch_text,
-    heading_note_text,
-    limit_failure_text,
-    link_angle_text,
     no_heading_text,
-    orientation_3r_text,
     singular_text,
     solved_text,
-    too_close_text,
-    too_far_text,
-    violation_text,
     wrong_elbow_heading_text,
 )
-from .heading_search import narrow_windows, search_heading
-
-HEADING_MATCH_TOLERANCE = 1e-10
-"""m: a 2R arm meets a requested heading h at (x, y) when the elbow point (x, y) - L2 (cos h,
-sin h) lies this close to L1 from the base (plus the part of the target outside the ring)."""
-NEAR_COINCIDENT = 1e-7
-"""|sin(joint 2)| below which a heading cannot tell the two elbows apart."""
+from .failures import limit_failure, ring_failure, with_heading_note, wrist_failure
+from .least_motion import least_motion_heading
+from .limits import LIMIT_TOLERANCE
+from .tool_angles import (
+    heading_band,
+    limit_headings,
+    nearest_feasible,
+)
 
 Joints = tuple[float, ...]
 
@@ -169,11 +166,11 @@ class PlanarArm(PlanarChain):
             l1, l2 = self.link_lengths
             elbows = two_link_ik(l1, l2, x, y, self.edge_tolerance)
             if elbows is None:
-                return _ring_failure(x, y, math.sqrt(x * x + y * y), self.ring_12)
+                return ring_failure(x, y, math.sqrt(x * x + y * y), self.ring_12)
         else:
             elbows = three_link_ik(self.link_lengths, x, y, heading, self.edge_tolerance)
             if elbows is None:
-                return self._wrist_failure(x, y, heading)
+                return wrist_failure(self, x, y, heading)
         up, down, sin_elbow = elbows
         coincident = sin_elbow == 0.0
         only_reason = " (the only branch within limits)"
@@ -208,7 +205,7 @@ class PlanarArm(PlanarChain):
         r = math.sqrt(x * x + y * y)
         inner, outer = self.ring_12
         outside = max(0.0, r - outer, inner - r)
-        if abs(math.hypot(elbow_x, elbow_y) - l1) > HEADING_MATCH_TOLERANCE + outside:
+        if abs(norm(elbow_x, elbow_y) - l1) > HEADING_MATCH_TOLERANCE + outside:
             text = heading_mismatch_text(x, y, heading, up, down)
             return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
         shoulder = math.atan2(elbow_y, elbow_x)
@@ -270,7 +267,7 @@ class PlanarArm(PlanarChain):
             self.joint_kinds, only_reason,
         )  # fmt: skip
         if choice is None:
-            return self._limit_failure(branch, up, down, up_fit, down_fit)
+            return limit_failure(self, branch, up, down, up_fit, down_fit)
         chosen, other, reason = choice
         if self.n_joints == 2:
             manipulability = self.link_lengths[0] * self.link_lengths[1] * sin_elbow
@@ -306,99 +303,61 @@ class PlanarArm(PlanarChain):
             return invalid_input(f"current {values!r} holds a NaN or infinite value")
         return values
 
-    def _wrist_failure(self, x: float, y: float, heading: float) -> IkResult:
-        """Why the 3R closed form found no wrist solve: 2. the tip off its ring (TOO_FAR /
-        TOO_CLOSE), else 3. ORIENTATION_UNREACHABLE (the wrist point off links 1-2's ring)."""
-        r = math.sqrt(x * x + y * y)
-        inner, outer = self.ring
-        if not inner - self.edge_tolerance <= r <= outer + self.edge_tolerance:
-            return _ring_failure(x, y, r, self.ring)
-        text = orientation_3r_text(
-            x,
-            y,
-            heading,
-            wrist_point(x, y, heading, self.link_lengths[2]),
-            self.ring_12,
-            reachable_headings(self.link_lengths, x, y, self.edge_tolerance),
-        )
-        return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
-
-    def _limit_failure(
-        self,
-        branch: Branch,
-        up: Joints | None,
-        down: Joints | None,
-        up_fit: Joints | None,
-        down_fit: Joints | None,
-    ) -> IkResult:
-        other_fit = down_fit if branch is Branch.ELBOW_UP else up_fit
-        text = limit_failure_text(
-            branch, self._violation(up), self._violation(down), other_fit is not None
-        )
-        return IkResult(IkStatus.JOINT_LIMIT, None, text)
-
-    def _violation(self, joints: Joints | None) -> str | None:
-        """Words for the first joint that no 2 pi shift brings into its limits."""
-        if joints is None:
-            return None
-        violation = self.limit_violation(joints)
-        if violation is not None:
-            index, angle = violation
-            return violation_text(self.joint_names[index], angle, self.joint_limits[index])
-        link = self.link_angle_violation(joints)
-        if link is not None and self.link_angle_limits is not None:
-            index, angle = link
-            names = self.joint_names[: index + 1]
-            return link_angle_text(names, angle, self.link_angle_limits[index])
-        return "a joint outside its limits"
-
     # --- 3R without a heading ---------------------------------------------------------------
 
     def _solve_free_heading(
         self, x: float, y: float, branch: Branch, current: Joints | None
     ) -> IkResult:
-        r = math.hypot(x, y)
+        """A 3R target without a heading: the heading by the rule of `tool_angles.py` (least
+        motion from `current`; without it, or for MAX_LIMIT_MARGIN, the feasible heading
+        nearest the one pointing away from the base), then solved with it."""
+        r = norm(x, y)
         inner, outer = self.ring
         if not inner - self.edge_tolerance <= r <= outer + self.edge_tolerance:
-            return _ring_failure(x, y, r, self.ring)
-        intervals = reachable_headings(self.link_lengths, x, y, self.edge_tolerance)
-        if not intervals:  # only within edge_tolerance of the ring: nothing fits
-            return _ring_failure(x, y, r, self.ring)
-        phi = math.atan2(y, x)
-
-        if current is None:
-            away = min((min(max(phi, lo), hi) for lo, hi in intervals), key=lambda h: abs(h - phi))
-            result = self._solve(x, y, wrap_angle(away), branch, None)
-            if result.status is not IkStatus.JOINT_LIMIT:
-                return _with_heading_note(result, away, "pointing away from the base")
-
-            def cost(joints: Joints, h: float) -> float:
-                return abs(h - phi)
-
-            rule, held = "nearest feasible", None
-        else:
-
-            def cost(joints: Joints, h: float) -> float:
-                return joint_distance(joints, current, self.joint_kinds)
-
-            rule, held = "least motion from current", math.fsum(current)
-
-        def evaluate(h: float) -> tuple[float, float | None]:
-            # What `_solve` would choose at heading h, without building its answer: the
-            # search tries a hundred headings, and only the best one's answer is wanted.
-            joints = self._chosen_at_heading(x, y, wrap_angle(h), branch, current)
-            return (math.inf, None) if joints is None else (cost(joints, h), h)
-
-        best = search_heading(intervals, evaluate, held)
-        if best is None:
-            # No sample was within the limits: the feasible headings, if any, lie in windows
-            # narrower than the samples. Look there, guided by the limit margin.
-            windows = narrow_windows(intervals, lambda h: self._heading_margin(x, y, h))
-            best = search_heading(windows, evaluate, held) if windows else None
-        if best is None:
+            return ring_failure(x, y, r, self.ring)
+        phi, delta_lo, _ = heading_band(self.link_lengths, x, y, self.edge_tolerance)
+        if delta_lo != delta_lo:  # only within edge_tolerance of the ring: nothing fits
+            return ring_failure(x, y, r, self.ring)
+        if current is not None and branch is not Branch.MAX_LIMIT_MARGIN:
+            elbows = {Branch.ELBOW_UP: (0,), Branch.ELBOW_DOWN: (1,)}.get(branch, (0, 1))
+            found = least_motion_heading(self, x, y, elbows, current)
+            if found is None:
+                return IkResult(IkStatus.JOINT_LIMIT, None, no_heading_text(x, y, branch))
+            result = self._solve(x, y, found[0], branch, current)
+            return with_heading_note(result, found[0], "least motion from current")
+        result, heading, rule = self.nearest_feasible_heading(x, y, phi, delta_lo, branch)
+        if result is None:
             return IkResult(IkStatus.JOINT_LIMIT, None, no_heading_text(x, y, branch))
-        _, h = best
-        return _with_heading_note(self._solve(x, y, wrap_angle(h), branch, current), h, rule)
+        return with_heading_note(result, heading, rule)
+
+    def free_heading_candidates(self, x: Any, y: Any, phi: Any, delta_lo: Any) -> list[Any]:
+        """The headings (rad; floats, or arrays for many targets) among which the nearest
+        feasible one to `phi` lies (`tool_angles.py`): the reachable one nearest `phi` (first),
+        its mirror image about `phi`, and every limit heading."""
+        return [phi + delta_lo, phi - delta_lo, *limit_headings(self, x, y)]
+
+    def nearest_feasible_heading(
+        self, x: float, y: float, phi: float, delta_lo: float, branch: Branch
+    ) -> tuple[IkResult | None, float, str]:
+        """(the solve at it, heading, the rule's words) of a 3R target without `current`: the
+        feasible heading nearest the one pointing away from the base (`tool_angles.
+        nearest_heading`, the candidates tried nearest first), or (None, 0.0, "") when no
+        heading is feasible."""
+        away = wrap_angle(phi + delta_lo)
+        if self._chosen_at_heading(x, y, away, branch, None) is not None:
+            result = self._solve(x, y, away, branch, None)
+            return result, away, "pointing away from the base"  # the nearest reachable one
+        headings = self.free_heading_candidates(x, y, phi, delta_lo)
+
+        def feasible(index: int) -> bool:
+            heading = wrap_angle(headings[index])
+            return index > 0 and self._chosen_at_heading(x, y, heading, branch, None) is not None
+
+        index = nearest_feasible(phi, headings, feasible)
+        if index < 0:
+            return None, 0.0, ""
+        heading = wrap_angle(headings[index])
+        return self._solve(x, y, heading, branch, None), heading, "nearest feasible"
 
     def _chosen_at_heading(
         self, x: float, y: float, heading: float, branch: Branch, current: Joints | None
@@ -419,16 +378,41 @@ class PlanarArm(PlanarChain):
         )  # fmt: skip
         return None if choice is None else choice[0]
 
-    def _heading_margin(self, x: float, y: float, heading: float) -> float:
-        """The limit margin (rad) of the better elbow that puts the tip at (x, y) with
-        `heading`: >= 0 when one is within the limits, -inf when the wrist is off the ring."""
-        elbows = three_link_ik(self.link_lengths, x, y, heading, self.edge_tolerance)
-        if elbows is None:
-            return -math.inf
-        up, down, _ = elbows
-        return max(self.best_limit_margin(up), self.best_limit_margin(down)) + LIMIT_TOLERANCE
-
     # --- many targets -----------------------------------------------------------------------
+
+    def solve_many(
+        self,
+        targets: Any,
+        branch: Branch | int = Branch.CLOSEST,
+        current: Any = None,
+        *,
+        chain: bool = False,
+    ) -> IkArrays:
+        """`solve` for N targets at once, on numpy arrays: the same answer for each target.
+
+        Args:
+            targets: (N, 2) rows (x, y) or (N, 3) rows (x, y, heading), m and rad, base frame;
+                a 3R arm without a heading column takes its heading as `solve` does.
+            branch: the branch rule of every row.
+            current: None; one pose (n joint angles, rad) that seeds every row; or (N, n), one
+                seed per row. With `chain`, None or one pose: the first row's seed, each later
+                row seeded by the previous solution (the last one found), as `solve_chain`.
+
+        Returns:
+            `IkArrays`: status, joints, the other elbow, the manipulability per row; the words
+            of a row on request. A value that `solve` refuses (NaN, a bad seed, an unknown
+            branch) is that row's INVALID_INPUT; a wrong shape of `targets` raises ValueError.
+
+        What runs on arrays and what row by row: `many.py`.
+
+        >>> arm = PlanarArm((1.0, 0.8))
+        >>> answers = arm.solve_many([[1.0731, 1.2727], [1.0, 0.5], [5.0, 0.0]])
+        >>> answers.status.tolist(), [round(math.degrees(q), 2) for q in answers.joints[0]]
+        ([0, 0, 2], [69.73, -45.0])
+        >>> answers.message(2)[:46]
+        'TOO_FAR: target (5, 0) m is 5 m from the base,'
+        """
+        return many.solve_many(self, targets, branch, current, chain)
 
     def solve_chain(
         self,
@@ -478,16 +462,3 @@ class PlanarArm(PlanarChain):
             elif stop_on_failure:
                 break
         return results
-
-
-def _ring_failure(x: float, y: float, r: float, ring: tuple[float, float]) -> IkResult:
-    inner, outer = ring
-    if r > outer:
-        return IkResult(IkStatus.TOO_FAR, None, too_far_text(x, y, r, outer))
-    return IkResult(IkStatus.TOO_CLOSE, None, too_close_text(x, y, r, inner))
-
-
-def _with_heading_note(result: IkResult, heading: float, rule: str) -> IkResult:
-    if not result.ok:
-        return result
-    return result._replace(message=heading_note_text(result.message, heading, rule))

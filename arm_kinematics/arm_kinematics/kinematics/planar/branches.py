@@ -4,8 +4,8 @@ Joints in radians. The two rules that rank two feasible elbows:
 - least motion: the joint-space distance from `current`, the short way round for continuous
   joints (`joint_distance`);
 - largest limit margin: the elbow whose smallest distance to a joint limit is largest
-  (`PlanarChain.limit_margin`), elbow up on a tie (always so without limits, where every
-  margin is inf).
+  (`PlanarChain.limit_margin`), elbow up on a tie (margins within MARGIN_TIE; always so
+  without limits, where every margin is inf).
 """
 
 from __future__ import annotations
@@ -14,9 +14,13 @@ import math
 from collections.abc import Sequence
 
 from ..types import Branch
-from .chain import CONTINUOUS, joint_motion
+from .limits import CONTINUOUS, joint_motion
 
 Joints = tuple[float, ...]
+
+MARGIN_TIE = 1e-12
+"""rad: limit margins this close are a tie (the first wins). A heading chosen at a limit puts
+a joint on it in every candidate, and rounding alone would otherwise pick one."""
 
 
 Choice = tuple[Joints, "Joints | None", str]
@@ -84,6 +88,6 @@ def choose_branch(
         if joint_distance(down, current, kinds) < joint_distance(up, current, kinds):
             return down, up, " (least motion from current)"
         return up, down, " (least motion from current)"
-    if down_margin > up_margin:
+    if down_margin > up_margin + MARGIN_TIE:
         return down, up, " (largest joint-limit margin)"
     return up, down, " (largest joint-limit margin)"

@@ -1,16 +1,13 @@
-"""The planar serial chain: its validated geometry, forward kinematics, Jacobian and limits.
+"""The planar serial chain: its validated geometry, forward kinematics and Jacobian.
 
 Conventions: lengths in metres, angles in radians, joint angles relative (link i's absolute
 angle is the sum of joints 1..i; 0 means link i is in line with link i-1, link 1 along +x of the
 base frame), counter-clockwise positive seen from +z. A pose is `(x, y, heading)` in the base
-frame, heading being the absolute angle of the last link.
+frame, heading being the absolute angle of the last link. The joint limits and their rules are
+`limits.py` (`JointLimits`, which `PlanarChain` mixes in).
 
-Joint limits: `None` (or a `None` or `(-inf, inf)` pair) is a continuous joint; its angles are
-wrapped to (-pi, pi] and its motion is measured the short way round. A limited joint's angle is
-the value within its limits among `angle + k * 2 pi` (the one nearest a reference when several
-fit), motion measured directly. An angle up to LIMIT_TOLERANCE (1e-9 rad) outside a limit counts
-as within it and is kept as computed, never clamped: near full stretch a target at a limit is
-ill-conditioned (rounding of 1e-16 m in the target moves the angles by up to ~1e-8 rad).
+Forward kinematics is one formula (`chain_frames`) for one pose (`frames`, `link_frames`,
+`forward`) and for many (`chain_points_many`).
 """
 
 from __future__ import annotations
@@ -22,17 +19,19 @@ from typing import Any
 
 import numpy as np
 
-from ..angles import TAU, wrap_angle
+from ..array_api import array_namespace
+from .limits import (
+    CONTINUOUS,
+    LIMIT_TOLERANCE,
+    JointLimits,
+    checked_limits,
+    limit_kind,
+)
 
-LIMIT_TOLERANCE = 1e-9
-"""rad: an angle this close outside a joint limit counts as within it (rounding; not clamped)."""
 MIN_LINK_LENGTH = 1e-9
 """m: the shortest supported link (keeps the closed forms clear of underflow)."""
 MAX_LINK_LENGTH = 1e9
 """m: the longest supported link (keeps the closed forms clear of overflow)."""
-
-CONTINUOUS, NARROW, WIDE = "continuous", "narrow", "wide"
-"""Kinds of joint: no limits; limits less than a turn apart; limits a turn or more apart."""
 
 
 def as_number(value: Any) -> float | None:
@@ -53,37 +52,7 @@ def as_number(value: Any) -> float | None:
         return None
 
 
-def joint_motion(
-    from_joints: Sequence[float], to_joints: Sequence[float], kinds: Sequence[str]
-) -> tuple[float, ...]:
-    """Per-joint motion `to - from` (rad), the short way round for continuous joints.
-
-    >>> [round(d, 3) for d in joint_motion((3.0, 3.0), (-3.0, -3.0), (CONTINUOUS, NARROW))]
-    [0.283, -6.0]
-    """
-    return tuple(
-        [
-            wrap_angle(b - a) if kind == CONTINUOUS else b - a
-            for a, b, kind in zip(from_joints, to_joints, kinds, strict=True)
-        ]
-    )
-
-
-def shift_range(angle: float, lo: float, hi: float) -> tuple[float, float]:
-    """The k for which `angle + k * 2 pi` (rad) lies within [lo, hi] (LIMIT_TOLERANCE of slack):
-    (k_min, k_max), +-inf on an unbounded side, k_min > k_max when no shift fits.
-
-    >>> shift_range(2.5 * math.pi, -math.pi / 2, math.pi / 2)
-    (-1, -1)
-    >>> shift_range(math.pi, -1.0, 1.0)
-    (0, -1)
-    """
-    k_min = -math.inf if lo == -math.inf else math.ceil((lo - LIMIT_TOLERANCE - angle) / TAU)
-    k_max = math.inf if hi == math.inf else math.floor((hi + LIMIT_TOLERANCE - angle) / TAU)
-    return k_min, k_max
-
-
-class PlanarChain:
+class PlanarChain(JointLimits):
     """The model of a planar serial arm of n >= 2 revolute joints, one link after each joint.
 
     Args:
@@ -134,19 +103,17 @@ class PlanarChain:
         self.ring_12: tuple[float, float] = (abs(l1 - l2), l1 + l2)
         """Distances from the base that the end of link 2 reaches, metres: the ring of the 2R
         part (for 3R, of the wrist point)."""
-        self.joint_limits: tuple[tuple[float, float], ...] = _checked_limits(joint_limits, n)
+        self.joint_limits: tuple[tuple[float, float], ...] = checked_limits(
+            joint_limits, n, as_number
+        )
         self._lows = tuple(lo for lo, _ in self.joint_limits)
         self._highs = tuple(hi for _, hi in self.joint_limits)
         self.joint_kinds: tuple[str, ...] = tuple(
-            _limit_kind(lo, hi) for lo, hi in self.joint_limits
+            limit_kind(lo, hi) for lo, hi in self.joint_limits
         )
         """CONTINUOUS, NARROW or WIDE per joint."""
         self.has_limits: bool = any(kind != CONTINUOUS for kind in self.joint_kinds)
-        self.shifts_can_fit: bool = any(
-            kind != CONTINUOUS
-            and (lo - LIMIT_TOLERANCE <= -math.pi or hi + LIMIT_TOLERANCE > math.pi)
-            for kind, (lo, hi) in zip(self.joint_kinds, self.joint_limits, strict=True)
-        )
+        self.shifts_can_fit: bool = _shifts_can_fit(self.joint_limits, self.joint_kinds)
         """True when some joint's limits reach (-pi, pi]'s ends: an angle in (-pi, pi] may then
         fit its limits only once moved by k * 2 pi (`fit_into_limits`); else it fits as it is
         or not at all."""
@@ -168,7 +135,7 @@ class PlanarChain:
         self.link_angle_limits: tuple[tuple[float, float], ...] | None = None
         """(min, max) of each link's absolute angle (sum of joints 1..i), radians, or None."""
         if link_angle_limits is not None:
-            checked = _checked_limits(link_angle_limits, n)
+            checked = checked_limits(link_angle_limits, n, as_number)
             if any(pair != (-math.inf, math.inf) for pair in checked):
                 self.link_angle_limits = checked
                 self.has_limits = True
@@ -216,10 +183,7 @@ class PlanarChain:
 
     def frames(self, joints: Sequence[float]) -> list[tuple[float, float, float]]:
         """Every frame from the base to the tip as (x, y, heading) (m, m, rad in (-pi, pi]),
-        n+1 entries, base first.
-
-        The product of one homogeneous transform per link, Rot_z(theta_i) * Trans_x(L_i),
-        kept as (x, y, cos, sin) of the running transform.
+        n+1 entries, base first (`chain_frames`).
 
         >>> chain = PlanarChain((1.0, 0.8))
         >>> [tuple(round(v, 4) for v in f) for f in chain.frames((0.0, math.pi / 2))]
@@ -228,17 +192,8 @@ class PlanarChain:
         Raises:
             ValueError: wrong number of joints or a non-finite value.
         """
-        values = self.checked_joints(joints)
-        x = y = 0.0
-        c, s = 1.0, 0.0
-        result = [(0.0, 0.0, 0.0)]
-        for theta, length in zip(values, self.link_lengths, strict=True):
-            ct, st = math.cos(theta), math.sin(theta)
-            c, s = c * ct - s * st, s * ct + c * st
-            x += length * c
-            y += length * s
-            result.append((x, y, math.atan2(s, c)))
-        return result
+        frames = chain_frames(self.link_lengths, self.checked_joints(joints))
+        return [(x, y, math.atan2(s, c)) for x, y, c, s in frames]
 
     def link_frames(self, joints: Sequence[float]) -> list[tuple[float, float, float]]:
         """The frames of the URDF's links from the base to the tip as (x, y, heading) in the
@@ -255,6 +210,24 @@ class PlanarChain:
         links = [(x, y, h) for (x, y, _), (_, _, h) in itertools.pairwise(frames)]
         return [frames[0], *links, frames[-1]]
 
+    def chain_points_many(self, joints: Any) -> np.ndarray:
+        """The positions of every `link_frames` frame for many poses at once: joints (N, n)
+        (rad) -> (N, n + 2, 3) (m, base frame): the base, link_1 .. link_n (each on its
+        joint's axis: joint 1's is the base) and the tip, in the arm's plane at z = 0 (the
+        model's plane; a node adds the plane's height). A NaN joint gives NaN in the points
+        it moves.
+
+        >>> chain = PlanarChain((1.0, 0.8))
+        >>> chain.chain_points_many([[0.0, math.pi / 2]]).round(4).tolist()
+        [[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.8, 0.0]]]
+        """
+        values = np.asarray(joints, dtype=float).reshape(-1, self.n_joints)
+        frames = chain_frames(self.link_lengths, list(values.T))
+        points = np.zeros((len(values), self.n_joints + 2, 3))
+        for index, (x, y, _, _) in enumerate([frames[0], *frames]):
+            points[:, index, 0], points[:, index, 1] = x, y
+        return points
+
     def forward(self, joints: Sequence[float]) -> tuple[float, float, float]:
         """The tip's (x, y, heading) in the base frame (m, m, rad in (-pi, pi]).
 
@@ -264,7 +237,8 @@ class PlanarChain:
         >>> round(x, 4), round(y, 4), round(math.degrees(heading), 6)
         (1.0731, 1.2727, 75.0)
         """
-        return self.frames(joints)[-1]
+        x, y, c, s = chain_frames(self.link_lengths, self.checked_joints(joints))[-1]
+        return x, y, math.atan2(s, c)
 
     def jacobian(self, joints: Sequence[float]) -> np.ndarray:
         """Geometric Jacobian (3, n): rows d x, d y (m/rad) and d heading (1) of the tip per
@@ -293,148 +267,29 @@ class PlanarChain:
         """
         return manipulability_of_frames(self.frames(joints))
 
-    # --- limits ---------------------------------------------------------------------------
 
-    def within_limits(self, joints: Sequence[float]) -> bool:
-        """True when every joint (rad) lies within its limits (LIMIT_TOLERANCE rad of slack).
+def chain_frames(lengths: Sequence[float], joints: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """Forward kinematics of a planar chain: (x, y, cos, sin) of every frame from the base to
+    the tip (m, and the cos and sin of the link's absolute angle), n+1 entries, base first.
 
-        >>> chain = PlanarChain((1.0, 0.8), [(-1.0, 1.0), (-1.0, 1.0)])
-        >>> chain.within_limits((0.5, 1.0 + 1e-10)), chain.within_limits((0.5, 1.1))
-        (True, False)
-        """
-        values = self.checked_joints(joints)
-        return (
-            all(
-                lo - LIMIT_TOLERANCE <= q <= hi + LIMIT_TOLERANCE
-                for q, (lo, hi) in zip(values, self.joint_limits, strict=True)
-            )
-            and self.link_angle_violation(values) is None
-        )
+    The product of one homogeneous transform per link, Rot_z(theta_i) * Trans_x(L_i), kept as
+    (x, y, cos, sin) of the running transform. `joints` (rad) are n floats for one pose, or n
+    arrays of one shape for many (`array_api`): the same formula either way.
 
-    def joint_delta(self, from_joints: Sequence[float], to_joints: Sequence[float]) -> tuple:
-        """Per-joint motion to - from, radians: short way round for continuous joints.
-
-        >>> [round(d, 3) for d in PlanarChain((1.0, 0.8)).joint_delta((3.0, 0.0), (-3.0, 0.5))]
-        [0.283, 0.5]
-        """
-        return joint_motion(
-            self.checked_joints(from_joints), self.checked_joints(to_joints), self.joint_kinds
-        )
-
-    def unwrap_near(self, joints: Sequence[float], reference: Sequence[float]) -> tuple[float, ...]:
-        """`joints` with each continuous joint moved by k * 2 pi to lie nearest `reference`.
-
-        Limited joints are returned unchanged (their angle is absolute). Radians.
-
-        >>> chain = PlanarChain((1.0, 0.8), [None, (-1.0, 1.0)])
-        >>> [round(q, 3) for q in chain.unwrap_near((-3.0, 0.5), (3.0, 0.0))]
-        [3.283, 0.5]
-        """
-        values = self.checked_joints(joints)
-        ref = self.checked_joints(reference)
-        return tuple(
-            q + round((r - q) / TAU) * TAU if kind == CONTINUOUS else q
-            for q, r, kind in zip(values, ref, self.joint_kinds, strict=True)
-        )
-
-    def fit_into_limits(
-        self, joints: Sequence[float], reference: Sequence[float]
-    ) -> tuple[float, ...] | None:
-        """`joints` (rad) with each limited joint moved by k * 2 pi into its limits (nearest
-        `reference` when several shifts fit), or None when some joint cannot be.
-
-        >>> chain = PlanarChain((1.0, 0.8), [(0.0, 7.0), (-1.0, 1.0)])
-        >>> [round(q, 3) for q in chain.fit_into_limits((-3.0, 0.5), (0.0, 0.0))]
-        [3.283, 0.5]
-        >>> chain.fit_into_limits((0.0, 2.0), (0.0, 0.0)) is None
-        True
-        """
-        fitted = tuple(joints)
-        for index, (q, (lo, hi), kind) in enumerate(
-            zip(joints, self.joint_limits, self.joint_kinds, strict=True)
-        ):
-            if kind == CONTINUOUS or (kind == NARROW and lo <= q <= hi):
-                continue  # the common case: as it is
-            k_min, k_max = shift_range(q, lo, hi)
-            if k_min > k_max:
-                return None
-            turns = min(max(round((reference[index] - q) / TAU), k_min), k_max)
-            fitted = (*fitted[:index], q + turns * TAU, *fitted[index + 1 :])
-        return fitted
-
-    def limit_margin(self, joints: Sequence[float]) -> float:
-        """The smallest distance (rad) of any joint to one of its limits: negative when a joint
-        is outside them, inf when no joint has limits. The MAX_LIMIT_MARGIN branch rule ranks
-        elbows by it, and a joint within LIMIT_TOLERANCE outside a limit counts as within.
-
-        >>> round(PlanarChain((1.0, 0.8), [(-1.5, 1.5), None]).limit_margin((0.5, -1.2)), 6)
-        1.0
-        """
-        margin = math.inf
-        # zip without its strict keyword: passing a keyword to zip costs more than this
-        # two-joint loop (the lengths are checked where the joints come in).
-        for q, lo, hi in zip(joints, self._lows, self._highs):  # noqa: B905
-            if q - lo < margin:
-                margin = q - lo
-            if hi - q < margin:
-                margin = hi - q
-        if self.link_angle_limits is not None:
-            angle = 0.0
-            for q, (lo, hi) in zip(joints, self.link_angle_limits):  # noqa: B905
-                angle += q
-                margin = min(margin, angle - lo, hi - angle)
-        return margin
-
-    def best_limit_margin(self, joints: Sequence[float]) -> float:
-        """`limit_margin` of `joints` (rad) with each limited joint first moved by k * 2 pi
-        nearest the middle of its limits: the largest margin any 2 pi shift gives, which a
-        search can climb even where the angle as computed lies a turn away from its limits.
-
-        >>> chain = PlanarChain((1.0, 0.8), [(0.2, 3.3), (-1.0, 1.0)])
-        >>> joints = (-3.0, 0.5)
-        >>> round(chain.limit_margin(joints), 3), round(chain.best_limit_margin(joints), 3)
-        (-3.2, 0.017)
-        """
-        if not self.shifts_can_fit:
-            return self.limit_margin(joints)
-        shifted = [
-            q if kind == CONTINUOUS else q + round(((lo + hi) / 2.0 - q) / TAU) * TAU
-            for q, (lo, hi), kind in zip(joints, self.joint_limits, self.joint_kinds, strict=True)
-        ]
-        return self.limit_margin(shifted)
-
-    def link_angle_violation(self, joints: Sequence[float]) -> tuple[int, float] | None:
-        """(index, absolute angle) of the first link whose angle (sum of joints 1..i, rad) is
-        outside its `link_angle_limits` (LIMIT_TOLERANCE of slack), or None.
-
-        >>> chain = PlanarChain((1.0, 0.8), link_angle_limits=[None, (-0.5, 0.5)])
-        >>> chain.link_angle_violation((0.4, 0.3)), chain.link_angle_violation((0.4, -0.3))
-        ((1, 0.7), None)
-        """
-        if self.link_angle_limits is None:
-            return None
-        angle = 0.0
-        for index, (q, (lo, hi)) in enumerate(zip(joints, self.link_angle_limits, strict=True)):
-            angle += q
-            if not lo - LIMIT_TOLERANCE <= angle <= hi + LIMIT_TOLERANCE:
-                return index, angle
-        return None
-
-    def limit_violation(self, joints: Sequence[float]) -> tuple[int, float] | None:
-        """(index, angle) of the first joint that no 2 pi shift brings into its limits, or None.
-
-        >>> PlanarChain((1.0, 0.8), [(-1.0, 1.0), (-1.0, 1.0)]).limit_violation((0.5, 2.0))
-        (1, 2.0)
-        """
-        for index, (q, (lo, hi), kind) in enumerate(
-            zip(joints, self.joint_limits, self.joint_kinds, strict=True)
-        ):
-            if kind == CONTINUOUS:
-                continue
-            k_min, k_max = shift_range(q, lo, hi)
-            if k_min > k_max:
-                return index, q
-        return None
+    >>> [tuple(round(v, 4) for v in f) for f in chain_frames((1.0, 0.8), (0.0, math.pi / 2))]
+    [(0.0, 0.0, 1.0, 0.0), (1.0, 0.0, 1.0, 0.0), (1.0, 0.8, 0.0, 1.0)]
+    """
+    xp = array_namespace(*joints)
+    x = y = 0.0
+    c, s = 1.0, 0.0
+    frames: list[tuple[Any, ...]] = [(x, y, c, s)]
+    for theta, length in zip(joints, lengths):  # noqa: B905 (checked by the callers)
+        ct, st = xp.cos(theta), xp.sin(theta)
+        c, s = c * ct - s * st, s * ct + c * st
+        x = x + length * c
+        y = y + length * s
+        frames.append((x, y, c, s))
+    return frames
 
 
 def manipulability_of_frames(frames: Sequence[Sequence[float]]) -> float:
@@ -459,10 +314,12 @@ def manipulability_of_frames(frames: Sequence[Sequence[float]]) -> float:
     return math.sqrt(total)
 
 
-def _limit_kind(lo: float, hi: float) -> str:
-    if lo == -math.inf and hi == math.inf:
-        return CONTINUOUS
-    return WIDE if hi - lo >= TAU else NARROW
+def _shifts_can_fit(limits: Sequence[tuple[float, float]], kinds: Sequence[str]) -> bool:
+    """True when some limited joint's limits reach (-pi, pi]'s ends (rad)."""
+    return any(
+        kind != CONTINUOUS and (lo - LIMIT_TOLERANCE <= -math.pi or hi + LIMIT_TOLERANCE > math.pi)
+        for kind, (lo, hi) in zip(kinds, limits, strict=True)
+    )
 
 
 def _checked_lengths(link_lengths: Any) -> tuple[float, ...]:
@@ -486,34 +343,3 @@ def _checked_lengths(link_lengths: Any) -> tuple[float, ...]:
             )
         lengths.append(length)
     return tuple(lengths)
-
-
-def _checked_limits(joint_limits: Any, n: int) -> tuple[tuple[float, float], ...]:
-    if joint_limits is None:
-        return ((-math.inf, math.inf),) * n
-    try:
-        pairs = list(joint_limits)
-    except TypeError:
-        raise ValueError(f"joint_limits {joint_limits!r} must be (min, max) pairs") from None
-    if len(pairs) != n:
-        raise ValueError(f"joint_limits {joint_limits!r} must give {n} (min, max) pairs")
-    limits = []
-    for index, pair in enumerate(pairs):
-        if pair is None:
-            limits.append((-math.inf, math.inf))
-            continue
-        try:
-            lo_raw, hi_raw = pair
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"joint {index + 1} limits {pair!r} must be a (min, max) pair"
-            ) from None
-        lo, hi = as_number(lo_raw), as_number(hi_raw)
-        if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
-            raise ValueError(f"joint {index + 1} limits {pair!r} must be numbers")
-        if lo > hi:
-            raise ValueError(f"joint {index + 1} limits {pair!r}: min {lo} > max {hi}")
-        if lo == math.inf or hi == -math.inf:
-            raise ValueError(f"joint {index + 1} limits {pair!r} exclude every angle")
-        limits.append((lo, hi))
-    return tuple(limits)

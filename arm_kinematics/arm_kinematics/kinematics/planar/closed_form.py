@@ -1,7 +1,8 @@
 """Closed-form inverse kinematics of the planar 2R chain, and the wrist point of a 3R chain.
 
-Plain functions on floats: metres and radians, relative joint angles, base frame. Joint limits,
-branch choice and statuses are not applied here (see `branches.py` and `arm.py`).
+Each formula is written once and runs on floats (one target) or on numpy arrays (many targets
+at once): see `array_api`. Metres and radians, relative joint angles, base frame. Joint limits,
+branch choice and statuses are not applied here (see `branches.py`, `arm.py` and `many.py`).
 
 The law of cosines, for the triangle base - elbow - target with sides L1, L2 and r:
 
@@ -20,12 +21,22 @@ angle comes from atan2: no acos domain errors.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
 
 from ..angles import TAU, wrap_angle
 
+HEADING_MATCH_TOLERANCE = 1e-10
+"""m: a 2R arm meets a requested heading h at (x, y) when the elbow point (x, y) - L2 (cos h,
+sin h) lies this close to L1 from the base (plus the part of the target outside the ring)."""
+NEAR_COINCIDENT = 1e-7
+"""|sin(joint 2)| below which a heading cannot tell the two elbows apart."""
 
-def triangle_cosine(a: float, b: float, opposite: float) -> float:
+
+def triangle_cosine(a: Any, b: Any, opposite: Any) -> Any:
     """cos of the angle between sides `a` and `b` of a triangle whose third side is `opposite`
     (law of cosines; any consistent length unit). Outside [-1, 1] when no such triangle exists.
 
@@ -37,16 +48,55 @@ def triangle_cosine(a: float, b: float, opposite: float) -> float:
     return (a * a + b * b - opposite * opposite) / (2.0 * a * b)
 
 
+def elbow_sine(l1: float, l2: float, r: Any, xp: ModuleType = math) -> Any:
+    """|sin theta_2| of the 2R chain (links `l1`, `l2`, m) whose tip is `r` m from the base, r
+    within the ring |l1 - l2| <= r <= l1 + l2: the factored law of cosines (module docstring).
+    `xp`: `math` for floats, numpy for arrays (`array_api`).
+
+    >>> round(elbow_sine(1.0, 0.8, math.hypot(1.0731, 1.2727)), 4), elbow_sine(1.0, 0.8, 1.8)
+    (0.7071, 0.0)
+    """
+    outer, inner = l1 + l2, abs(l1 - l2)
+    return xp.sqrt((outer - r) * (outer + r) * (r - inner) * (r + inner)) / (2.0 * l1 * l2)
+
+
+def two_link_angles(
+    l1: float, l2: float, x: Any, y: Any, sin_elbow: Any, cos_elbow: Any, xp: ModuleType = math
+) -> tuple[Any, Any, Any, Any]:
+    """Both elbows' joints (rad) of the 2R chain (links `l1`, `l2`, m) with its tip at (x, y)
+    (m) and its elbow angle's sine and cosine (|theta_2|, from the law of cosines):
+    (up shoulder, up elbow, down shoulder, down elbow). Elbow up has theta_2 <= 0, elbow down
+    theta_2 >= 0; the shoulders in (-pi, pi], the elbows in [-pi, pi] (pi, not -pi, at full
+    fold; never -0.0). `xp`: `math` for floats, numpy for arrays.
+
+    >>> up_1, up_2, down_1, down_2 = two_link_angles(1.0, 0.8, 1.0731, 1.2727, 0.7071, 0.7071)
+    >>> [round(math.degrees(q), 1) for q in (down_1, down_2, up_1, up_2)]
+    [30.0, 45.0, 69.7, -45.0]
+    """
+    phi = xp.atan2(y, x)  # the direction of the target
+    beta = xp.atan2(l2 * sin_elbow, l1 + l2 * cos_elbow)  # between link 1 and the target
+    elbow = xp.atan2(sin_elbow, cos_elbow)  # |theta_2|, in [0, pi]
+    # phi is in (-pi, pi] and beta in [0, pi]: one turn brings theta_1 back into (-pi, pi].
+    up_shoulder = phi + beta
+    up_shoulder = up_shoulder - TAU * (up_shoulder > math.pi)
+    down_shoulder = phi - beta
+    down_shoulder = down_shoulder + TAU * (down_shoulder <= -math.pi)
+    up_elbow = TAU * (elbow >= math.pi) - elbow + 0.0  # + 0.0: never -0.0
+    return up_shoulder, up_elbow, down_shoulder, elbow
+
+
 def two_link_ik(
     l1: float, l2: float, x: float, y: float, edge_tolerance: float = 0.0
 ) -> tuple[tuple[float, float], tuple[float, float], float] | None:
-    """Both elbows of the 2R chain with links `l1`, `l2` (m) whose tip is at (x, y) (m).
+    """Both elbows of the 2R chain with links `l1`, `l2` (m) whose tip is at (x, y) (m), one
+    target on floats (`two_link_ik_many` is the same for arrays).
 
-    Returns `(elbow_up, elbow_down, sin_elbow)`: elbow up has theta_2 <= 0, elbow down
-    theta_2 >= 0 (radians, theta_1 in (-pi, pi], theta_2 in [-pi, pi]), `sin_elbow` =
-    |sin theta_2| (0 at full stretch or fold, where both elbows coincide). None when (x, y) lies
+    Returns `(elbow_up, elbow_down, sin_elbow)` (`two_link_angles`), `sin_elbow` = |sin
+    theta_2| (0 at full stretch or fold, where both elbows coincide). None when (x, y) lies
     outside the ring inner <= r <= outer by more than `edge_tolerance` (m); a point outside by
-    less is solved on the edge (theta_2 exactly 0 or pi).
+    less is solved on the edge (theta_2 exactly 0 or pi), and so is a point whose |sin
+    theta_2| is below NEAR_COINCIDENT: within about 1e-14 m of the edge, where rounding of the
+    target decides the sign of theta_2 and the edge's pose reaches it to that distance.
 
     The reference arm: links 1.0 and 0.8 m, tip (1.0731, 1.2727) gives back both elbows, the
     elbow-down one being joints 30 and 45 degrees, the elbow-up one 69.73 and -45 degrees.
@@ -71,30 +121,59 @@ def two_link_ik(
             return None
         sin_elbow, cos_elbow = 0.0, -1.0
     else:
-        k = 2.0 * l1 * l2
-        sin_elbow = math.sqrt((outer - r) * (outer + r) * (r - inner) * (r + inner)) / k
-        cos_elbow = -triangle_cosine(l1, l2, r)
-    phi = math.atan2(y, x)  # direction of the target
-    beta = math.atan2(l2 * sin_elbow, l1 + l2 * cos_elbow)  # angle between link 1 and the target
-    elbow = math.atan2(sin_elbow, cos_elbow)  # |theta_2|, in [0, pi]
-    # phi is in (-pi, pi] and beta in [0, pi]: one turn brings theta_1 back into (-pi, pi].
-    up_shoulder = phi + beta
-    if up_shoulder > math.pi:
-        up_shoulder -= TAU
-    down_shoulder = phi - beta
-    if down_shoulder <= -math.pi:
-        down_shoulder += TAU
-    up_elbow = math.pi if elbow >= math.pi else (-elbow if elbow > 0.0 else 0.0)
-    return (up_shoulder, up_elbow), (down_shoulder, elbow), sin_elbow
+        sin_elbow, cos_elbow = elbow_sine(l1, l2, r), -triangle_cosine(l1, l2, r)
+        if sin_elbow < NEAR_COINCIDENT:  # on the edge up to rounding: exactly on it
+            sin_elbow, cos_elbow = 0.0, (1.0 if cos_elbow > 0.0 else -1.0)
+    up_1, up_2, down_1, down_2 = two_link_angles(l1, l2, x, y, sin_elbow, cos_elbow)
+    return (up_1, up_2), (down_1, down_2), sin_elbow
 
 
-def wrist_point(x: float, y: float, heading: float, l3: float) -> tuple[float, float]:
-    """The wrist (start of the last link, length `l3` m) of a tip at (x, y) m with `heading` rad.
+def two_link_ik_many(
+    l1: float, l2: float, x: np.ndarray, y: np.ndarray, edge_tolerance: float = 0.0
+) -> tuple[np.ndarray, tuple[np.ndarray, ...], np.ndarray]:
+    """`two_link_ik` for arrays of targets (m): `(solved, (up_1, up_2, down_1, down_2),
+    sin_elbow)`, `solved` False where `two_link_ik` gives None (the angles there are those of
+    the nearest edge: defined, not meaningful).
+
+    >>> solved, (up_1, up_2, down_1, down_2), _ = two_link_ik_many(
+    ...     1.0, 0.8, np.array([1.0731, 2.0]), np.array([1.2727, 0.0]))
+    >>> solved.tolist(), [round(math.degrees(q), 2) for q in (down_1[0], down_2[0])]
+    ([True, False], [30.0, 45.0])
+    """
+    r = np.sqrt(x * x + y * y)
+    outer, inner = l1 + l2, abs(l1 - l2)
+    beyond, within = r > outer, r < inner
+    solved = (r <= outer + edge_tolerance) & (r >= inner - edge_tolerance)
+    on_ring = np.clip(r, inner, outer)
+    sin_elbow = elbow_sine(l1, l2, on_ring, np)
+    cos_elbow = -triangle_cosine(l1, l2, on_ring)
+    edge = beyond | within | (sin_elbow < NEAR_COINCIDENT)  # on the edge (up to rounding)
+    cos_elbow = np.where(
+        edge, np.where(beyond | (~within & (cos_elbow > 0.0)), 1.0, -1.0), cos_elbow
+    )
+    sin_elbow = np.where(edge, 0.0, sin_elbow)
+    return solved, two_link_angles(l1, l2, x, y, sin_elbow, cos_elbow, np), sin_elbow
+
+
+def wrist_point(x: Any, y: Any, heading: Any, l3: float, xp: ModuleType = math) -> tuple[Any, Any]:
+    """The wrist (start of the last link, length `l3` m) of a tip at (x, y) m with `heading`
+    rad (`xp`: `math` for floats, numpy for arrays).
 
     >>> wrist_point(1.0, 0.0, math.pi / 2, 0.5)
     (1.0, -0.5)
     """
-    return x - l3 * math.cos(heading), y - l3 * math.sin(heading)
+    return x - l3 * xp.cos(heading), y - l3 * xp.sin(heading)
+
+
+def last_joint(heading: Any, q1: Any, q2: Any, wrap: Callable[[Any], Any] = wrap_angle) -> Any:
+    """Joint 3 (rad, in (-pi, pi]) of a 3R chain whose first two joints are q1, q2 (rad) and
+    whose tool has `heading` (rad): the heading is the sum of the three (`wrap`: `wrap_angle`
+    for floats, `wrap_angles` for arrays).
+
+    >>> round(math.degrees(last_joint(math.radians(90), math.radians(30), math.radians(45))), 6)
+    15.0
+    """
+    return wrap(heading - q1 - q2)
 
 
 def three_link_ik(
@@ -105,9 +184,9 @@ def three_link_ik(
     edge_tolerance: float = 0.0,
 ) -> tuple[tuple[float, float, float], tuple[float, float, float], float] | None:
     """Both elbows of the 3R chain whose tip is at (x, y) (m) with `heading` (rad): the 2R
-    solve of links 1-2 on the wrist point, then theta_3 = heading - theta_1 - theta_2 (wrapped
-    to (-pi, pi]). Returns `(elbow_up, elbow_down, sin_elbow)` (`sin_elbow` as in
-    `two_link_ik`), or None when the wrist point is off links 1-2's ring.
+    solve of links 1-2 on the wrist point, then `last_joint`. Returns `(elbow_up, elbow_down,
+    sin_elbow)` (`sin_elbow` as in `two_link_ik`), or None when the wrist point is off links
+    1-2's ring.
 
     The reference arm with a third link of 0.3 m pointing straight up: its wrist is the 2R
     reference tip (1.0731, 1.2727), so elbow down is joints 30, 45 and 15 degrees.
@@ -122,14 +201,14 @@ def three_link_ik(
     if elbows is None:
         return None
     (up1, up2), (down1, down2), sin_elbow = elbows
-    up = (up1, up2, wrap_angle(heading - up1 - up2))
-    down = (down1, down2, wrap_angle(heading - down1 - down2))
+    up = (up1, up2, last_joint(heading, up1, up2))
+    down = (down1, down2, last_joint(heading, down1, down2))
     return up, down, sin_elbow
 
 
 def three_link_manipulability(
-    lengths: tuple[float, float, float], joints: Sequence[float]
-) -> float:
+    lengths: tuple[float, float, float], joints: Sequence[Any], xp: ModuleType = math
+) -> Any:
     """sqrt(det(Jp Jp^T)) (m^2) of the 3R chain `lengths` (m) at relative `joints` (rad): the
     Yoshikawa manipulability of the tip's position (see `PlanarChain.manipulability`).
 
@@ -142,7 +221,8 @@ def three_link_manipulability(
         m_13 = L3 (L1 sin(theta_2 + theta_3) + L2 sin theta_3)
         m_23 = L2 L3 sin theta_3
 
-    It does not depend on theta_1, and is 0 only when all three links are in line.
+    It does not depend on theta_1, and is 0 only when all three links are in line. `xp`:
+    `math` for floats, numpy for arrays.
 
     >>> round(three_link_manipulability((1.0, 0.8, 0.3), (0.3, math.pi / 2, 0.0)), 12)
     1.140175425099
@@ -150,55 +230,8 @@ def three_link_manipulability(
     0.0
     """
     l1, l2, l3 = lengths
-    sin_2, sin_3, sin_23 = math.sin(joints[1]), math.sin(joints[2]), math.sin(joints[1] + joints[2])
+    sin_2, sin_3, sin_23 = xp.sin(joints[1]), xp.sin(joints[2]), xp.sin(joints[1] + joints[2])
     m_12 = l1 * (l2 * sin_2 + l3 * sin_23)
     m_13 = l3 * (l1 * sin_23 + l2 * sin_3)
     m_23 = l2 * l3 * sin_3
-    return math.sqrt(m_12 * m_12 + m_13 * m_13 + m_23 * m_23)
-
-
-def reachable_headings(
-    lengths: tuple[float, float, float], x: float, y: float, edge_tolerance: float = 0.0
-) -> list[tuple[float, float]]:
-    """Tool headings (rad, increasing pairs, possibly beyond (-pi, pi]) for which the 3R chain
-    `lengths` (m) reaches (x, y) (m): those that put the wrist point on links 1-2's ring.
-
-    |wrist|^2 = r^2 + L3^2 - 2 r L3 cos(h - phi) must lie within [inner^2, outer^2], which
-    bounds cos(h - phi) from both sides (the law of cosines again). A tip on the edge of its own
-    ring (up to rounding or `edge_tolerance`) gets the single heading that brings the wrist
-    nearest to the 2R ring (h = phi or phi + pi), when that is within `edge_tolerance`.
-    The counter-clockwise interval comes first.
-
-    >>> def degrees(intervals):
-    ...     return [(round(math.degrees(lo)), round(math.degrees(hi))) for lo, hi in intervals]
-    >>> degrees(reachable_headings((1.0, 0.8, 0.3), 2.0, 0.0))
-    [(-45, 45)]
-    >>> degrees(reachable_headings((1.0, 0.5, 0.6), 1.0, 0.0))  # the wrist must clear the hole
-    [(22, 138), (-138, -22)]
-    """
-    l1, l2, l3 = lengths
-    inner, outer = abs(l1 - l2), l1 + l2
-    r = math.hypot(x, y)
-    phi = math.atan2(y, x)
-    if r < 1e-12 * math.fsum(lengths):
-        # The wrist stays L3 from the base whatever the heading.
-        if inner - edge_tolerance <= l3 <= outer + edge_tolerance:
-            return [(phi - math.pi, phi + math.pi)]
-        return []
-    cos_max = triangle_cosine(r, l3, inner)
-    cos_min = triangle_cosine(r, l3, outer)
-    if cos_max < -1.0:  # the wrist cannot get out to the inner edge: best h = phi + pi
-        wrist = r + l3
-        return [(phi + math.pi, phi + math.pi)] if wrist >= inner - edge_tolerance else []
-    if cos_min > 1.0:  # the wrist cannot get in to the outer edge: best h = phi
-        wrist = abs(r - l3)
-        return [(phi, phi)] if wrist <= outer + edge_tolerance else []
-    delta_lo = math.acos(min(1.0, cos_max))
-    delta_hi = math.acos(max(-1.0, cos_min))
-    if delta_lo == 0.0:
-        if delta_hi >= math.pi:
-            return [(phi - math.pi, phi + math.pi)]
-        return [(phi - delta_hi, phi + delta_hi)]
-    if delta_hi >= math.pi:
-        return [(phi + delta_lo, phi + TAU - delta_lo)]
-    return [(phi + delta_lo, phi + delta_hi), (phi - delta_hi, phi - delta_lo)]
+    return xp.sqrt(m_12 * m_12 + m_13 * m_13 + m_23 * m_23)

@@ -2,7 +2,8 @@
 
 A planner never solves IK itself: it calls a `SolvePoints` callable. The trajectory node passes
 one `solve_ik_batch` round trip to the IK node; the tour and the tests pass `chain_solver(arm)`,
-the same `arm.solve_chain` the IK node runs. Radians, metres.
+the same chain on the array solve (`arm.solve_many(..., chain=True)`) the IK node runs.
+Radians, metres.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from ..planar.arm import PlanarArm
 from ..spatial.arm import SpatialArm
-from ..types import Branch, IkResult
+from ..types import Branch, IkArrays, IkResult
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,18 @@ class IkAnswers:
         return len(self.status)
 
     @classmethod
+    def from_arrays(cls, answers: IkArrays) -> IkAnswers:
+        """From the core's array answers (`solve_many`): NaN rows where refused, the words of
+        a row made when asked for.
+
+        >>> arm = PlanarArm((1.0, 0.8))
+        >>> IkAnswers.from_arrays(arm.solve_many([[3.0, 0.0]])).joints.tolist()
+        [[nan, nan]]
+        """
+        joints = np.where(answers.ok[:, None], answers.joints, math.nan)
+        return cls(answers.status.astype(np.int64), joints, answers.message)
+
+    @classmethod
     def from_results(cls, results: Sequence[IkResult]) -> IkAnswers:
         """From the core's IkResult objects (as `PlanarArm.solve_chain` returns them)."""
         n = max((len(r.joints) for r in results if r.joints is not None), default=0)
@@ -58,8 +71,8 @@ target, also after a failure (the next target is then seeded by the last solutio
 
 
 def chain_solver(arm: PlanarArm | SpatialArm) -> SolvePoints:
-    """A SolvePoints that solves in this process with `arm.solve_chain` (what the IK node's
-    `solve_ik_batch` runs), planar or spatial.
+    """A SolvePoints that solves in this process, the rows as a chain on the array solve
+    (`solve_many` with `chain`: what the IK node's `solve_ik_batch` runs), planar or spatial.
 
     >>> arm = PlanarArm((1.0, 0.8))
     >>> chain_solver(arm)(np.array([[1.0, 0.5], [3.0, 0.0]]), None).status.tolist()
@@ -67,13 +80,7 @@ def chain_solver(arm: PlanarArm | SpatialArm) -> SolvePoints:
     """
 
     def solve(points: np.ndarray, seed: tuple[float, ...] | None) -> IkAnswers:
-        if arm.position_dims == 3:  # a spatial arm's rows: (x, y, z[, pitch[, roll]])
-            results = arm.solve_chain(points.tolist(), Branch.CLOSEST, seed)
-            return IkAnswers.from_results(results)
-        headings = points[:, 2].tolist() if points.shape[1] == 3 else None
-        results = arm.solve_chain(
-            points[:, 0].tolist(), points[:, 1].tolist(), headings, Branch.CLOSEST, seed
-        )
-        return IkAnswers.from_results(results)
+        answers = arm.solve_many(points, Branch.CLOSEST, seed, chain=True)
+        return IkAnswers.from_arrays(answers)
 
     return solve

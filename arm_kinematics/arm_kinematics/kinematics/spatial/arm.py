@@ -38,23 +38,15 @@ from typing import Any
 import numpy as np
 
 from ..angles import wrap_angle
-from ..planar.branches import joint_distance
-from ..planar.chain import as_number, shift_range
-from ..types import Branch, IkResult, IkStatus, branch_of, invalid_input
-from . import explain
-from .model import SpatialChain, outward_angles
-from .sides import Attempt, Side
-
-ROLL_MATCH_TOLERANCE = 1e-9
-"""rad: how close a requested roll must be to 0 or pi on an arm without a wrist roll."""
-_ORDER = (
-    IkStatus.INVALID_INPUT,
-    IkStatus.TOO_FAR,
-    IkStatus.TOO_CLOSE,
-    IkStatus.ORIENTATION_UNREACHABLE,
-    IkStatus.JOINT_LIMIT,
-)
-"""Failure statuses from farthest to nearest to a solution, for choosing which side reports."""
+from ..array_api import norm
+from ..planar.branches import MARGIN_TIE, joint_distance
+from ..planar.chain import as_number
+from ..types import Branch, IkArrays, IkResult, IkStatus, branch_of, invalid_input
+from . import explain, many
+from .many import FAILURE_ORDER, ROLL_MATCH_TOLERANCE
+from .model import SpatialChain, outward_angles_of
+from .rotations import checked_rotation
+from .sides import Attempt, Side, fit_angle, same_angle
 
 Joints = tuple[float, ...]
 
@@ -129,17 +121,20 @@ class SpatialArm(SpatialChain):
         >>> arm.solve_rotation(0.12, 0.0, 0.0, rot_z(0.2)).message[:62]
         'ORIENTATION_UNREACHABLE: the tool would have to turn 11.46 deg'
         """
-        matrix = _checked_rotation(rotation)
+        matrix = checked_rotation(rotation)
         if matrix is None:
             return invalid_input("rotation must be a 3x3 rotation matrix of finite numbers")
         checked = self._checked_request(x, y, z, 0.0, 0.0, branch, current)
         if isinstance(checked, IkResult):
             return checked
         x, y, z, _, _, branch, current = checked
-        yaw_if_on_axis = self._kept_yaw(current) if math.hypot(x, y) <= self.edge_tolerance else 0.0
-        if math.hypot(x, y) <= self.edge_tolerance and abs(matrix[2, 0]) < 1.0 - 1e-12:
+        on_axis = norm(x, y) <= self.edge_tolerance
+        yaw_if_on_axis = self._kept_yaw(current) if on_axis else 0.0
+        if on_axis and abs(matrix[2, 0]) < 1.0 - 1e-12:
             yaw_if_on_axis = math.atan2(matrix[1, 0], matrix[0, 0])  # the tool points that way
-        pitch, roll, twist = outward_angles(x, y, matrix, yaw_if_on_axis)
+        (r00, r01, r02), (r10, r11, r12), (_, _, r22) = matrix.tolist()
+        entries = (r00, r01, r02, r10, r11, r12, r22)
+        pitch, roll, twist = outward_angles_of(x, y, entries, yaw_if_on_axis)
         if abs(twist) > ROLL_MATCH_TOLERANCE:
             return IkResult(
                 IkStatus.ORIENTATION_UNREACHABLE,
@@ -154,6 +149,14 @@ class SpatialArm(SpatialChain):
         self, x: Any, y: Any, z: Any, pitch: Any, roll: Any, branch: Any, current: Any
     ) -> tuple | IkResult:
         """The request as floats, a Branch and a checked `current`, or its INVALID_INPUT."""
+        if (
+            type(x) is float and type(y) is float and type(z) is float
+            and (pitch is None or type(pitch) is float) and (roll is None or type(roll) is float)
+            and isinstance(branch, Branch) and current is None
+            and math.isfinite(x + y + z + (pitch or 0.0) + (roll or 0.0))
+            and (roll is None or pitch is not None)
+        ):  # fmt: skip
+            return x, y, z, pitch, roll, branch, None  # the common case, checked at once
         values = [as_number(v) for v in (x, y, z)]
         if any(v is None or not math.isfinite(v) for v in values):
             return invalid_input(f"target ({x}, {y}, {z}) must be three finite numbers (m)")
@@ -196,7 +199,7 @@ class SpatialArm(SpatialChain):
         if not sides:
             return IkResult(IkStatus.YAW_LIMIT, None, explain.yaw_limit_text(x, y, refused, self))
         if roll is not None and not self.has_roll:
-            sides = [s for s in sides if _same_angle(roll, s.tool_roll)]
+            sides = [s for s in sides if same_angle(roll, s.tool_roll)]
             if not sides:
                 return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, explain.no_roll_text(roll))
         attempts = self._attempts(sides, z, pitch, roll, branch, current)
@@ -244,7 +247,7 @@ class SpatialArm(SpatialChain):
         self, x: float, y: float, current: Joints | None, yaw_if_on_axis: float | None
     ) -> tuple[list[Side], list[tuple[str, float]]]:
         """The sides whose yaw fits the limits, and the (name, yaw) of those that do not."""
-        rho = math.hypot(x, y)
+        rho = norm(x, y)
         d = self.shoulder_forward
         if rho <= self.edge_tolerance:
             yaw = self._kept_yaw(current) if yaw_if_on_axis is None else yaw_if_on_axis
@@ -264,7 +267,7 @@ class SpatialArm(SpatialChain):
 
     def _fit_yaw(self, yaw: float, current: Joints | None) -> float | None:
         """`yaw` moved by k * 2 pi into the yaw limits (nearest `current`'s yaw), or None."""
-        return _fit_angle(yaw, self.yaw_limits, None if current is None else current[0])
+        return fit_angle(yaw, self.yaw_limits, None if current is None else current[0])
 
     def _attempt(
         self,
@@ -286,7 +289,7 @@ class SpatialArm(SpatialChain):
             planar_current = self.planar_joints(self.split(current)[1])
             if side.back:
                 planar_current = self.mirror(planar_current)
-        planar = chain.solve(
+        planar = chain.solve_checked(
             side.planar_x, z - self.shoulder_height, heading, branch, planar_current
         )
         if not planar.ok:
@@ -312,13 +315,14 @@ class SpatialArm(SpatialChain):
         assert self.roll_limits is not None
         held = None if current is None else current[-1]
         wanted = (held if held is not None else 0.0) if roll is None else roll - side.tool_roll
-        fitted = _fit_angle(wanted, self.roll_limits, held)
+        fitted = fit_angle(wanted, self.roll_limits, held)
         if fitted is None and roll is None:  # 0 outside the limits: the middle of them
             fitted = 0.5 * (self.roll_limits[0] + self.roll_limits[1])
         if fitted is None:
-            return explain.roll_limit_text(
+            text = explain.roll_limit_text(
                 self.joint_names[-1], wanted, self.roll_limits, side.name
             )
+            return IkResult(IkStatus.JOINT_LIMIT, None, text)
         return fitted
 
     def _joints(self, side: Side, planar: Sequence[float], roll_joint: float) -> Joints:
@@ -332,7 +336,12 @@ class SpatialArm(SpatialChain):
         if len(solved) == 1:
             return solved[0]
         if branch is Branch.MAX_LIMIT_MARGIN:
-            return max(solved, key=lambda a: self.limit_margin(a.result.joints))
+            margins = [self.limit_margin(a.result.joints) for a in solved]
+            best = 0  # the first on a tie
+            for index, margin in enumerate(margins):
+                if margin > margins[best] + MARGIN_TIE:
+                    best = index
+            return solved[best]
         if current is not None:
             kinds = self.joint_kinds
             return min(solved, key=lambda a: joint_distance(a.result.joints, current, kinds))
@@ -342,12 +351,14 @@ class SpatialArm(SpatialChain):
         """The chosen attempt's IkResult: SINGULAR near the yaw axis, the side said, the
         manipulability of the whole position Jacobian."""
         result = chosen.result
-        rho = math.hypot(x, y)
+        rho = norm(x, y)
         # The yaw column of the position Jacobian is rho long and normal to the plane, so the
         # determinant of J J^T is rho^2 times the vertical chain's.
         manipulability = rho * result.manipulability
-        frame_pitch = math.fsum(self.split(result.joints)[1])  # the last link above level
-        pitch = wrap_angle(math.pi - frame_pitch if chosen.side.back else frame_pitch)
+        pitch = None
+        if "; heading " in result.message:  # the tool pitch a 3-joint chain chose, said
+            frame_pitch = math.fsum(self.split(result.joints)[1])  # the last link above level
+            pitch = wrap_angle(math.pi - frame_pitch if chosen.side.back else frame_pitch)
         message = explain.side_text(result.message, chosen.side, refused, pitch)
         status = result.status
         near = self.singularity_margin * self.reach
@@ -368,6 +379,72 @@ class SpatialArm(SpatialChain):
         return min(margin, *(min(q - lo, hi - q) for q, (lo, hi) in pairs))
 
     # --- many targets -----------------------------------------------------------------------
+
+    def solve_many(
+        self,
+        targets: Any,
+        branch: Branch | int = Branch.CLOSEST,
+        current: Any = None,
+        *,
+        chain: bool = False,
+    ) -> IkArrays:
+        """`solve` for N targets at once, on numpy arrays: the same answer for each target.
+
+        Args:
+            targets: (N, 3) rows (x, y, z), (N, 4) rows (x, y, z, pitch) or (N, 5) rows
+                (x, y, z, pitch, roll): m and rad (outward), the base frame.
+            branch: the branch rule of every row.
+            current: None; one pose (n joint angles, rad) that seeds every row; or (N, n), one
+                seed per row. With `chain`, None or one pose: the first row's seed, each later
+                row seeded by the previous solution (the last one found), as `solve_chain`.
+
+        Returns:
+            `IkArrays` (see `PlanarArm.solve_many`); a wrong shape of `targets` raises
+            ValueError. What runs on arrays and what row by row: `many.py`.
+
+        >>> arm = SpatialArm((0.1, 0.08), shoulder_height=0.05)
+        >>> answers = arm.solve_many([[0.0, 0.1, 0.13], [1.0, 0.0, 0.0]], Branch.ELBOW_DOWN)
+        >>> answers.status.tolist(), [round(math.degrees(q), 6) + 0.0 for q in answers.joints[0]]
+        ([0, 2], [90.0, 0.0, 90.0])
+        """
+        rows = np.asarray(targets, dtype=float)
+        if rows.ndim != 2 or not 3 <= rows.shape[1] <= 5:
+            raise ValueError(
+                f"targets of shape {rows.shape} must be (N, 3), (N, 4) or (N, 5) rows "
+                "(x, y, z[, pitch[, roll]], m and rad)"
+            )
+        pitch = rows[:, 3] if rows.shape[1] > 3 else None
+        roll = rows[:, 4] if rows.shape[1] > 4 else None
+        return many.solve_many(self, rows[:, :3], pitch, roll, None, branch, current, chain)
+
+    def solve_rotation_many(
+        self,
+        positions: Any,
+        rotations: Any,
+        branch: Branch | int = Branch.CLOSEST,
+        current: Any = None,
+        *,
+        chain: bool = False,
+    ) -> IkArrays:
+        """`solve_rotation` for N targets at once: `positions` (N, 3) (m) and `rotations`
+        (N, 3, 3) of the tool in the base frame; the rest as `solve_many`.
+
+        >>> from arm_kinematics.kinematics.spatial.rotations import rot_y, rot_z
+        >>> arm = SpatialArm((0.1, 0.08, 0.04), has_roll=False)
+        >>> answers = arm.solve_rotation_many([[0.12, 0.0, 0.0]] * 2, [rot_y(0.3), rot_z(0.2)])
+        >>> [IkStatus(s).name for s in answers.status]
+        ['OK', 'ORIENTATION_UNREACHABLE']
+        """
+        points = np.asarray(positions, dtype=float)
+        matrices = np.asarray(rotations, dtype=float)
+        if points.ndim != 2 or points.shape[1] != 3 or matrices.shape != (len(points), 3, 3):
+            raise ValueError(
+                f"positions {points.shape} and rotations {matrices.shape} must be (N, 3) and "
+                "(N, 3, 3)"
+            )
+        return many.solve_many(self, points, None, None, matrices, branch, current, chain)
+
+    # --- chains -----------------------------------------------------------------------------
 
     def solve_chain(
         self,
@@ -404,50 +481,9 @@ class SpatialArm(SpatialChain):
         return results
 
 
-def _same_angle(a: float, b: float) -> bool:
-    return abs(wrap_angle(a - b)) <= ROLL_MATCH_TOLERANCE
-
-
-def _fit_angle(angle: float, limits: tuple[float, float], near: float | None) -> float | None:
-    """`angle` (rad) moved by k * 2 pi into `limits`, the shift nearest `near` (else the
-    smallest), or None when no shift fits."""
-    lo, hi = limits
-    if near is None and lo <= angle <= hi:
-        return angle  # the common case: as it is
-    if lo == -math.inf and hi == math.inf:
-        if near is None:
-            return wrap_angle(angle)
-        return angle + round((near - angle) / (2 * math.pi)) * 2 * math.pi
-    k_min, k_max = shift_range(angle, lo, hi)
-    if k_min > k_max:
-        return None
-    wanted = 0 if near is None else round((near - angle) / (2 * math.pi))
-    return angle + min(max(wanted, k_min), k_max) * 2 * math.pi
-
-
-def _checked_rotation(rotation: Any) -> np.ndarray | None:
-    """`rotation` as a 3x3 array when it is a rotation matrix (orthonormal to 1e-6, det +1)."""
-    try:
-        matrix = np.asarray(rotation, dtype=float)
-    except (TypeError, ValueError):
-        return None
-    if matrix.shape != (3, 3) or not np.isfinite(matrix).all():
-        return None
-    (a, b, c), (d, e, f), (g, h, i) = matrix.tolist()
-    rows = ((a, b, c), (d, e, f), (g, h, i))
-    for k, row in enumerate(rows):
-        for m in range(k, 3):
-            dot = sum(p * q for p, q in zip(row, rows[m], strict=True))
-            if abs(dot - (1.0 if k == m else 0.0)) > 1e-6:
-                return None
-    if a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) < 0.0:
-        return None
-    return matrix
-
-
 def _nearest_failure(attempts: list[Attempt], refused: list[tuple[str, float]]) -> IkResult:
     """The failure of the side nearest to a solution (the front on a tie), naming the other."""
-    rank = {status: index for index, status in enumerate(_ORDER)}
+    rank = {status: index for index, status in enumerate(FAILURE_ORDER)}
     best = max(attempts, key=lambda a: rank.get(a.result.status, -1))  # max keeps the first
     others = [a for a in attempts if a is not best]
     message = explain.failure_text(best.result.message, best.side, others, refused)

@@ -8,7 +8,6 @@ headings in the vertical plane) is kept and said to be in that plane.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
 from ..planar.explain import degrees_text, metres_text
@@ -34,7 +33,6 @@ def _in_plane(text: str) -> str:
     return text
 
 
-_HEADING_NOTE = re.compile(r"; heading -?[0-9.]+ deg chosen \(([^)]*)\)")
 _SIDE_WORDS = {
     "front": "from the front",
     "back": "reaching over the back",
@@ -42,9 +40,12 @@ _SIDE_WORDS = {
 }
 
 
-def side_text(message: str, side: Side, refused: Sequence[tuple[str, float]], pitch: float) -> str:
+def side_text(
+    message: str, side: Side, refused: Sequence[tuple[str, float]], pitch: float | None
+) -> str:
     """A solved planar message with the side it was solved on (and the yaw), the pitch a 3-joint
-    chain chose said as the tool's pitch (rad, outward), the other side's yaw limit.
+    chain chose said as the tool's pitch (rad, outward; None when the message has no heading
+    note), the other side's yaw limit.
 
     >>> from arm_kinematics.kinematics.spatial.sides import Side
     >>> side_text("OK: solved elbow up; heading 12.00 deg chosen (nearest feasible)",
@@ -52,13 +53,11 @@ def side_text(message: str, side: Side, refused: Sequence[tuple[str, float]], pi
     'OK: reaching over the back (yaw 171.89 deg): solved elbow up; tool pitch 28.65 deg chosen (nearest feasible)'
     """  # noqa: E501
     status, text = _status_and_text(message)
-
-    def pitch_note(match: re.Match) -> str:
-        rule = _in_plane(match.group(1))
-        return f"; tool pitch {degrees_text(pitch)} chosen ({rule})"
-
-    if "; heading " in text:  # a 3-joint chain chose its heading
-        text = _HEADING_NOTE.sub(pitch_note, text)
+    if pitch is not None and "; heading " in text:  # a 3-joint chain chose its heading
+        before, _, after = text.partition("; heading ")
+        _, _, rest = after.partition(" chosen (")
+        rule, _, tail = rest.partition(")")
+        text = f"{before}; tool pitch {degrees_text(pitch)} chosen ({_in_plane(rule)}){tail}"
     note = "".join(f"; {_refused_words(name, yaw)}" for name, yaw in refused)
     return f"{status}: {_SIDE_WORDS[side.name]} (yaw {degrees_text(side.yaw)}): {text}{note}"
 

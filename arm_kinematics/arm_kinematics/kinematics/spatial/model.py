@@ -28,12 +28,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ..angles import wrap_angle
+from ..angles import wrap_angle, wrap_angles
+from ..array_api import array_namespace, where
 from ..planar.arm import PlanarArm
-from ..planar.chain import CONTINUOUS, as_number
+from ..planar.chain import as_number, chain_frames
+from ..planar.limits import CONTINUOUS
 from .rotations import rot_x, rot_y, rot_z, transform
 
 MIN_PITCH_JOINTS, MAX_PITCH_JOINTS = 2, 3
@@ -65,31 +68,44 @@ def outward_angles(
     `yaw_if_on_axis`), so that rotation = Rz(psi) Ry(-pitch) Rx(roll) Rz(twist). `twist` is 0
     for every orientation a yaw-and-pitch arm can give; it is the part of a rotation no such
     arm gives (a turn about the tool's z axis). Of the two decompositions the one with the
-    smaller twist is returned.
+    smaller twist is returned. (`outward_angles_of` is the formula, for arrays too.)
 
     >>> pitch, roll, twist = outward_angles(0.0, -0.2, rot_z(-math.pi / 2) @ rot_y(math.pi / 2), 0)
     >>> round(math.degrees(pitch), 6), abs(roll) < 1e-12, abs(twist) < 1e-12  # straight down
     (-90.0, True, True)
     """
-    psi = math.atan2(y, x) if math.hypot(x, y) > 0.0 else yaw_if_on_axis
-    # m = Rz(-psi) @ rotation = Ry(a) Rx(b) Rz(c) with a = -pitch; only five of its entries
-    # are read, written out on floats (numpy's 3x3 products cost more than the rest here).
+    # Only five entries are read, as floats (numpy's 3x3 products cost more than the rest).
     (r00, r01, r02), (r10, r11, r12), (_, _, r22) = np.asarray(rotation, dtype=float).tolist()
-    cos_psi, sin_psi = math.cos(psi), math.sin(psi)
+    return outward_angles_of(x, y, (r00, r01, r02, r10, r11, r12, r22), yaw_if_on_axis)
+
+
+def outward_angles_of(x: Any, y: Any, entries: Sequence[Any], yaw_if_on_axis: Any) -> tuple:
+    """`outward_angles` from the rotation's entries (r00, r01, r02, r10, r11, r12, r22):
+    floats for one tool, arrays for many (`array_api`).
+
+    m = Rz(-psi) rotation = Ry(a) Rx(b) Rz(c), a = -pitch: a = atan2(m02, m22), b =
+    atan2(-m12, sqrt(m10^2 + m11^2)) (the asin of -m12, precise also where the roll is near
+    +-90 deg), c = atan2(m10, m11), and the other solution (a + pi, pi - b, c + pi).
+
+    >>> [round(v, 9) + 0.0 for v in outward_angles_of(0.2, 0.0, (1, 0, 0, 0, 1, 0, 1), 0.0)]
+    [0.0, 0.0, 0.0]
+    """
+    r00, r01, r02, r10, r11, r12, r22 = entries
+    xp = array_namespace(x, y, r00)
+    turn = wrap_angles if xp is np else wrap_angle
+    psi = where(xp.sqrt(x * x + y * y) > 0.0, xp.atan2(y, x), yaw_if_on_axis)
+    cos_psi, sin_psi = xp.cos(psi), xp.sin(psi)
     m02 = cos_psi * r02 + sin_psi * r12
-    m10, m11, m12 = (
-        -sin_psi * r00 + cos_psi * r10,
-        -sin_psi * r01 + cos_psi * r11,
-        (-sin_psi * r02 + cos_psi * r12),
-    )
-    a = math.atan2(m02, r22)
-    b = math.asin(max(-1.0, min(1.0, -m12)))
-    c = math.atan2(m10, m11)
-    other = (wrap_angle(a + math.pi), wrap_angle(math.pi - b), wrap_angle(c + math.pi))
-    if abs(other[2]) < abs(c):
-        a, b, c = other
-    # + 0.0: never a negative zero
-    return wrap_angle(-a) + 0.0, wrap_angle(b) + 0.0, wrap_angle(c) + 0.0
+    m10 = -sin_psi * r00 + cos_psi * r10
+    m11 = -sin_psi * r01 + cos_psi * r11
+    m12 = -sin_psi * r02 + cos_psi * r12
+    a = xp.atan2(m02, r22)
+    b = xp.atan2(-m12, xp.sqrt(m10 * m10 + m11 * m11))
+    c = xp.atan2(m10, m11)
+    other_a, other_b, other_c = turn(a + math.pi), turn(math.pi - b), turn(c + math.pi)
+    flip = abs(other_c) < abs(c)
+    a, b, c = where(flip, other_a, a), where(flip, other_b, b), where(flip, other_c, c)
+    return turn(-a) + 0.0, turn(b) + 0.0, turn(c) + 0.0  # + 0.0: never a negative zero
 
 
 def outward_rotation(x: float, y: float, pitch: float, roll: float, yaw_if_on_axis: float):
@@ -276,8 +292,12 @@ class SpatialChain:
 
     def _planar_shifts(self) -> tuple[float, ...]:
         """phi_i - q_i for each pitch joint: delta_i - delta_(i-1) (delta_0 = 0)."""
-        deltas = self.link_angle_offsets
-        return tuple(d - (deltas[i - 1] if i else 0.0) for i, d in enumerate(deltas))
+        shifts = self.__dict__.get("_shifts")
+        if shifts is None:
+            deltas = self.link_angle_offsets
+            shifts = tuple(d - (deltas[i - 1] if i else 0.0) for i, d in enumerate(deltas))
+            self.__dict__["_shifts"] = shifts
+        return shifts
 
     def planar_joints(self, pitch_joints: Sequence[float]) -> tuple[float, ...]:
         """The vertical chain's geometric angles phi (rad) of pitch joint angles q (rad).
@@ -322,10 +342,37 @@ class SpatialChain:
 
     # --- forward kinematics --------------------------------------------------------------------
 
+    def frame_points(self, yaw: Any, pitches: Sequence[Any]) -> list[tuple[Any, Any, Any]]:
+        """(x, y, z) in the base frame (m) of every `link_frames` frame for the yaw and the pitch
+        joints (rad): floats for one pose, arrays of one shape for many (`array_api`).
+
+        The vertical chain's frames (`chain_frames` of the planar core, in the geometric angles
+        `planar_joints`) from the shoulder, then turned by the yaw: a point `forward` m ahead of
+        the yaw axis and `up` m above the shoulder is (forward cos yaw, forward sin yaw, up + h).
+
+        >>> arm = SpatialChain((0.1, 0.08), shoulder_height=0.05)
+        >>> points = arm.frame_points(0.0, (0.0, math.pi / 2))
+        >>> [tuple(round(v, 9) + 0.0 for v in point) for point in points][2:]
+        [(0.0, 0.0, 0.05), (0.1, 0.0, 0.05), (0.1, 0.0, 0.13)]
+        """
+        xp = array_namespace(yaw, *pitches)
+        shifts = self._planar_shifts()
+        planar = [q + shift for q, shift in zip(pitches, shifts, strict=True)]
+        cos_yaw, sin_yaw = xp.cos(yaw), xp.sin(yaw)
+        points = []
+        for x_plane, z_plane, _, _ in chain_frames(self.link_lengths, planar):
+            forward = self.shoulder_forward + x_plane
+            points.append((forward * cos_yaw, forward * sin_yaw, self.shoulder_height + z_plane))
+        zero = 0.0 * cos_yaw + 0.0  # a NaN row stays NaN; never -0.0
+        origin = (zero, zero, zero)
+        tool = points[-1]
+        return [origin, origin, *points[:-1], *([tool] if self.has_roll else []), tool]
+
     def link_frames(self, joints: Sequence[float]) -> list[np.ndarray]:
         """Every frame of the URDF from the base to the tool as 4x4 transforms in the base
         frame: the base, the yaw link, link_1 .. link_k (each on its pitch joint's axis,
         turned by it), the roll link (with a roll joint) and the tool. Names: `frame_roles`.
+        Positions: `frame_points`; link i turned by Rz(yaw) Ry(-(q_1 + .. + q_i)) (Rx(roll)).
 
         >>> arm = SpatialChain((0.1, 0.08), shoulder_height=0.05)
         >>> frames = arm.link_frames((math.pi / 2, 0.0, math.pi / 2))
@@ -333,22 +380,39 @@ class SpatialChain:
         [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.05], [0.0, 0.1, 0.05], [0.0, 0.1, 0.13]]
         """
         yaw, pitches, roll = self.split(self.checked_joints(joints))
-        current = transform(rot_z(yaw))
-        frames = [np.eye(4), current.copy()]
-        current = current @ transform(np.eye(3), (self.shoulder_forward, 0.0, self.shoulder_height))
-        for q, length, delta in zip(
-            pitches, self.link_lengths, self.link_angle_offsets, strict=True
-        ):
-            current = current @ transform(rot_y(-q))
-            frames.append(current.copy())
-            current = current @ transform(
-                np.eye(3), (length * math.cos(delta), 0.0, length * math.sin(delta))
-            )
+        turn = rot_z(yaw)
+        rotations = [np.eye(3), turn]
+        pitch = 0.0
+        for q in pitches:
+            pitch += q
+            rotations.append(turn @ rot_y(-pitch))
         if self.has_roll:
-            current = current @ transform(rot_x(roll))
-            frames.append(current.copy())
-        frames.append(current)
-        return frames
+            rotations.append(rotations[-1] @ rot_x(roll))
+        rotations.append(rotations[-1])
+        points = self.frame_points(yaw, pitches)
+        return [transform(r, p) for r, p in zip(rotations, points, strict=True)]
+
+    def chain_points_many(self, joints: Any) -> np.ndarray:
+        """The positions of every `link_frames` frame for many poses at once: joints (N, n)
+        (rad, joint order) -> (N, P, 3) (m, base frame), P = len(frame_roles()): the base, the
+        yaw link (both at the origin), link_1 (the shoulder, `shoulder_height` up and
+        `shoulder_forward` ahead), each later pitch joint's axis (after the bent links), the
+        roll link (with a roll joint) and the tool point (both at the tool point). A NaN
+        joint gives NaN in the coordinates it moves.
+
+        >>> arm = SpatialChain((0.1, 0.08), shoulder_height=0.05)
+        >>> points = arm.chain_points_many([[math.pi / 2, 0.0, math.pi / 2]])
+        >>> points.shape, points[0, -1].round(9).tolist()
+        ((1, 5, 3), [0.0, 0.1, 0.13])
+        """
+        values = np.asarray(joints, dtype=float).reshape(-1, self.n_joints)
+        columns = list(values.T)
+        frames = self.frame_points(columns[0], columns[1 : 1 + self.n_pitch])
+        points = np.empty((len(values), len(frames), 3))
+        for index, point in enumerate(frames):
+            for axis, value in enumerate(point):
+                points[:, index, axis] = value
+        return points
 
     def frame_roles(self) -> list[str]:
         """What each `link_frames` entry is: "base", "yaw", "link_1".."link_k", "roll", "tool"
@@ -357,7 +421,8 @@ class SpatialChain:
         return ["base", "yaw", *links, *(["roll"] if self.has_roll else []), "tool"]
 
     def forward(self, joints: Sequence[float]) -> ToolPose:
-        """The tool frame (`ToolPose`) in the base frame for the joints (rad).
+        """The tool frame (`ToolPose`) in the base frame for the joints (rad): the tool point of
+        `frame_points`, turned by Rz(yaw) Ry(-(q_1 + .. + q_k)) Rx(roll).
 
         The reference: links 0.1 and 0.08 m, shoulder 0.05 m up, yaw 90 deg, elbow 90 deg up:
         the tool 0.1 m along +y, 0.08 m above the shoulder, pointing up.
@@ -368,10 +433,7 @@ class SpatialChain:
         ([0.0, 0.1, 0.13], 90.0)
         """
         yaw, pitches, roll = self.split(self.checked_joints(joints))
-        x_plane, z_plane, _ = self.vertical.forward(self.planar_joints(pitches))
-        forward = self.shoulder_forward + x_plane
-        x, y = forward * math.cos(yaw), forward * math.sin(yaw)
-        z = self.shoulder_height + z_plane
+        x, y, z = self.frame_points(yaw, pitches)[-1]
         rotation = rot_z(yaw) @ rot_y(-math.fsum(pitches)) @ rot_x(roll)
         pitch, tool_roll, _ = outward_angles(x, y, rotation, yaw)
         return ToolPose(x, y, z, rotation, pitch, tool_roll)

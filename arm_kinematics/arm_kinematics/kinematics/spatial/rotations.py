@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -51,4 +52,35 @@ def transform(rotation: np.ndarray, translation: Sequence[float] = (0.0, 0.0, 0.
     matrix = np.eye(4)
     matrix[:3, :3] = rotation
     matrix[:3, 3] = translation
+    return matrix
+
+
+def checked_rotation(rotation: Any) -> np.ndarray | None:
+    """`rotation` as a 3x3 array when it is a rotation matrix (orthonormal to 1e-6, det +1;
+    as `many.rotations_ok` checks many), else None.
+
+    >>> checked_rotation(rot_z(0.3)) is not None, checked_rotation(2.0 * np.eye(3))
+    (True, None)
+    """
+    try:
+        matrix = np.asarray(rotation, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if matrix.shape != (3, 3):
+        return None
+    (a, b, c), (d, e, f), (g, h, i) = matrix.tolist()
+    if not math.isfinite(a + b + c + d + e + f + g + h + i):
+        return None
+    dots = (
+        a * a + b * b + c * c - 1.0,
+        d * d + e * e + f * f - 1.0,
+        g * g + h * h + i * i - 1.0,
+        a * d + b * e + c * f,
+        a * g + b * h + c * i,
+        d * g + e * h + f * i,
+    )
+    if max(map(abs, dots)) > 1e-6:
+        return None
+    if a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) < 0.0:
+        return None
     return matrix

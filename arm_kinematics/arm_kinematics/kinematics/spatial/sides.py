@@ -1,6 +1,7 @@
 """The ways a spatial arm can face a target (`Side`), and what the planar solve answered on
 one of them (`Attempt`): the values `arm.py` tries and `explain.py` puts into words, apart
-from both so that neither imports the other. Radians and metres, the base frame.
+from both so that neither imports the other; a side's yaw (and the roll joint) moved into its
+limits (`fit_angle`), a roll matched (`same_angle`). Radians and metres, the base frame.
 """
 
 from __future__ import annotations
@@ -8,7 +9,10 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from ..angles import wrap_angle
+from ..planar.limits import shift_range
 from ..types import IkResult
+from .many import ROLL_MATCH_TOLERANCE
 
 
 class Side(NamedTuple):
@@ -31,3 +35,30 @@ class Attempt(NamedTuple):
 
     side: Side
     result: IkResult
+
+
+def same_angle(a: float, b: float) -> bool:
+    """True when the angles `a` and `b` (rad) are one, to ROLL_MATCH_TOLERANCE."""
+    return abs(wrap_angle(a - b)) <= ROLL_MATCH_TOLERANCE
+
+
+def fit_angle(angle: float, limits: tuple[float, float], near: float | None) -> float | None:
+    """`angle` (rad) moved by k * 2 pi into `limits`, the shift nearest `near` (else the
+    smallest; a continuous joint's angle as it is), or None when no shift fits (the yaw of
+    a side, the roll joint).
+
+    >>> fit_angle(7.0, (-1.0, 1.0), None), fit_angle(3.0, (-1.0, 1.0), None)
+    (0.7168146928204138, None)
+    """
+    lo, hi = limits
+    if near is None and lo <= angle <= hi:
+        return angle  # the common case: as it is
+    if lo == -math.inf and hi == math.inf:
+        if near is None:
+            return wrap_angle(angle)
+        return angle + round((near - angle) / (2 * math.pi)) * 2 * math.pi
+    k_min, k_max = shift_range(angle, lo, hi)
+    if k_min > k_max:
+        return None
+    wanted = 0 if near is None else round((near - angle) / (2 * math.pi))
+    return angle + min(max(wanted, k_min), k_max) * 2 * math.pi

@@ -2,19 +2,21 @@
 
 The request's size is bounded (`ik.max_batch_targets`), its targets are checked as a whole
 (`targets.TargetCheck.planar_points`: the frame, the counts, the plane, the orientation), then
-solved in order, each seeded by the one before (the core's `solve_chain`). A refused request
-raises a Refusal, which the node answers; a target that fails is an answer (its status, a NaN
-row). No rclpy node here, message types only. Units: metres, radians.
+solved as a chain, each seeded by the one before, by the core's array solve (`solve_many` with
+`chain`), and the answer's fields are filled from its arrays as a whole (no loop over targets
+here; the words of the first failure only). A refused request raises a Refusal, which the node
+answers; a target that fails is an answer (its status, a NaN row). No rclpy node here, message
+types only. Units: metres, radians.
 """
 
 from __future__ import annotations
 
 import array
-import itertools
-import math
 from collections.abc import Sequence
 
-from arm_kinematics.kinematics import IkResult, IkStatus
+import numpy as np
+
+from arm_kinematics.kinematics import IkArrays, IkStatus
 from arm_kinematics.nodes.ik.requests import IkSetup, branch_of, current_joints
 from arm_kinematics.nodes.messages import solve_ik_status_name
 from arm_kinematics.nodes.refusals import Refusal
@@ -35,8 +37,8 @@ def solve_ik_batch(
     points = setup.layout.batch_query(request)
     branch = branch_of(request.branch, setup.default_branch)
     current = current_joints(request.seed, setup.joint_names, latest)
-    results = setup.layout.solve_batch(points, branch, current, request.stop_on_failure)
-    fill_batch(response, results, len(request.x), setup.joint_names)
+    answers = setup.layout.solve_batch(points, branch, current)
+    fill_batch(response, answers, request.stop_on_failure, setup.joint_names)
     if points.given_in != setup.base_frame:
         response.message += (
             f" (targets given in '{points.given_in}', solved in '{setup.base_frame}')"
@@ -58,41 +60,46 @@ def check_size(request: SolveIKBatch.Request, limit: int) -> None:
 
 def fill_batch(
     response: SolveIKBatch.Response,
-    results: Sequence[IkResult],
-    count: int,
+    answers: IkArrays,
+    stop_on_failure: bool,
     joint_names: Sequence[str],
 ) -> None:
-    """Per-target statuses, NaN rows for failures; targets after a stop: "not attempted"."""
-    # A goal's batch holds thousands of targets: one list comprehension per field.
-    attempted = len(results)
-    not_attempted = count - attempted
-    nan_row = (math.nan,) * len(joint_names)
-    statuses = [result.status for result in results] + [_IK.INVALID_INPUT] * not_attempted
-    rows = [nan_row if result.joints is None else result.joints for result in results]
-    positions = itertools.chain.from_iterable(rows + [nan_row] * not_attempted)
-    manipulability = [result.manipulability for result in results] + [0.0] * not_attempted
-    solved_max = IkStatus.SINGULAR
-    first_failure = next(
-        (index for index, status in enumerate(statuses) if status > solved_max), -1
-    )
+    """Per-target statuses, NaN rows for failures; with `stop_on_failure` the targets after
+    the first failure are INVALID_INPUT, "not attempted" (a chain's earlier answers do not
+    depend on its later targets, so the whole chain's answers are cut there)."""
+    count = len(answers)
+    status = answers.status.astype(np.uint8)
+    failed = np.flatnonzero(status > IkStatus.SINGULAR)
+    first_failure = int(failed[0]) if failed.size else -1
+    attempted = first_failure + 1 if stop_on_failure and first_failure >= 0 else count
+    status[attempted:] = _IK.INVALID_INPUT
+    refused = status > IkStatus.SINGULAR
+    positions = np.where(refused[:, None], np.nan, answers.joints)
+    manipulability = np.where(refused, 0.0, answers.manipulability)
     response.joint_names = list(joint_names)
-    response.statuses = bytes(statuses)
-    response.positions = array.array("d", positions)
-    response.manipulability = array.array("d", manipulability)
+    response.statuses = status.tobytes()
+    response.positions = _doubles(positions)
+    response.manipulability = _doubles(manipulability)
     response.first_failure = first_failure
     if first_failure < 0:
         response.status = _IK.OK
-        singular = statuses.count(solved_max)
+        singular = int(np.count_nonzero(status == IkStatus.SINGULAR))
         response.message = f"all {count} targets solved ({singular} near a singularity)"
         return
-    response.status = statuses[first_failure]
-    reason = results[first_failure].message if first_failure < attempted else "not attempted"
-    solved = sum(1 for r in results if r.ok)
+    response.status = int(status[first_failure])
+    solved = int(np.count_nonzero(~refused))
     response.message = (
         f"{solved} of {count} targets solved; first failure at index {first_failure} "
-        f"({solve_ik_status_name(response.status)}): {reason}"
+        f"({solve_ik_status_name(response.status)}): {answers.message(first_failure)}"
     )
     if attempted < count:
         response.message += (
             f"; stopped there, the {count - attempted} later targets were not attempted"
         )
+
+
+def _doubles(values: np.ndarray) -> array.array:
+    """A float64[] field's value from an array, row-major, without a loop per element."""
+    doubles = array.array("d")
+    doubles.frombytes(np.ascontiguousarray(values, dtype=np.float64).tobytes())
+    return doubles

@@ -3,8 +3,8 @@
 A request's target is checked by `targets.TargetCheck` (the frame, finite numbers, ...; the
 same check as the trajectory node's) into a `StampedTarget`; the arm's layout turns that into
 the query of the core and calls it: `PlanarLayout` (the plane check and the heading, then
-`PlanarArm.solve` / `solve_chain`) or `SpatialLayout` (x, y, z with a pitch or a rotation, then
-`SpatialArm.solve` / `solve_rotation` / `solve_chain`), chosen in `layout_for`. Both have the
+`PlanarArm.solve` / `solve_many`) or `SpatialLayout` (x, y, z with a pitch or a rotation, then
+`SpatialArm.solve` / `solve_rotation` / `solve_many`), chosen in `layout_for`. Both have the
 same methods, so nothing else in the IK node asks which kind of arm it serves.
 
 No rclpy node here, message types only. Units: metres, radians.
@@ -16,12 +16,13 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from geometry_msgs.msg import PoseStamped
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import MarkerArray
 
 from arm_kinematics.config import ArmConfig
-from arm_kinematics.kinematics import Branch, IkResult, PlanarArm, SpatialArm
+from arm_kinematics.kinematics import Branch, IkArrays, IkResult, PlanarArm, SpatialArm
 from arm_kinematics.kinematics.workspace import ReachableRegion, reachable_region, vertical_region
 from arm_kinematics.nodes.ik.markers import (
     region_markers,
@@ -80,20 +81,12 @@ class PlanarLayout:
         )
 
     def solve_batch(
-        self,
-        points: PlanarPoints,
-        branch: Branch,
-        current: tuple[float, ...] | None,
-        stop_on_failure: bool,
-    ) -> list[IkResult]:
-        return self.arm.solve_chain(
-            points.x,
-            points.y,
-            points.headings,
-            branch=branch,
-            current=current,
-            stop_on_failure=stop_on_failure,
-        )
+        self, points: PlanarPoints, branch: Branch, current: tuple[float, ...] | None
+    ) -> IkArrays:
+        """The batch as a chain on the core's array solve (`PlanarArm.solve_many`)."""
+        columns = [points.x, points.y] + ([] if points.headings is None else [points.headings])
+        rows = np.column_stack([np.asarray(c, dtype=float) for c in columns])
+        return self.arm.solve_many(rows.reshape(-1, len(columns)), branch, current, chain=True)
 
     def fill_tool(self, msg, joints: Sequence[float], frame_id: str, stamp) -> None:
         """Set the PoseStamped `msg` to the tool pose (FK) at `joints` (rad), in `frame_id`
@@ -129,7 +122,7 @@ class PlanarLayout:
 
     def region_job(self) -> tuple[Callable[[PlanarArm], ReachableRegion], PlanarArm]:
         """The function that finds the cells the tip reaches within the joint limits, and its
-        argument (seconds of solves on 3R: run apart, `region_process`)."""
+        argument."""
         return reachable_region, self.arm
 
     def workspace(self, frame_id: str, stamp, region: ReachableRegion | None = None) -> MarkerArray:
@@ -179,15 +172,12 @@ class SpatialLayout:
         )
 
     def solve_batch(
-        self,
-        points: SpatialPoints,
-        branch: Branch,
-        current: tuple[float, ...] | None,
-        stop_on_failure: bool,
-    ) -> list[IkResult]:
-        return self.arm.solve_chain(
-            points.rows, branch=branch, current=current, stop_on_failure=stop_on_failure
-        )
+        self, points: SpatialPoints, branch: Branch, current: tuple[float, ...] | None
+    ) -> IkArrays:
+        """The batch as a chain on the core's array solve (`SpatialArm.solve_many`)."""
+        width = len(points.rows[0]) if points.rows else 3
+        rows = np.asarray(points.rows, dtype=float).reshape(-1, width)
+        return self.arm.solve_many(rows, branch, current, chain=True)
 
     def fill_tool(self, msg, joints: Sequence[float], frame_id: str, stamp) -> None:
         """Set the PoseStamped `msg` to the tool pose (FK) at `joints` (rad), in `frame_id`."""
@@ -234,7 +224,7 @@ class SpatialLayout:
 
     def region_job(self) -> tuple[Callable[[SpatialArm], ReachableRegion], SpatialArm]:
         """The function that finds the cells of the vertical plane the tool point reaches
-        within the joint limits, and its argument (run apart, `region_process`)."""
+        within the joint limits, and its argument."""
         return vertical_region, self.arm
 
     def workspace(self, frame_id: str, stamp, region: ReachableRegion | None = None) -> MarkerArray:
