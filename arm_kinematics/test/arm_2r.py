@@ -17,6 +17,7 @@ from arm_kinematics.config import ArmConfig
 
 CONFIG = ArmConfig.from_file()
 NAMES = list(CONFIG.joint_names)
+HOME = CONFIG.home  # rad
 L1, L2 = CONFIG.link_lengths
 PERIOD = 1.0 / CONFIG.trajectory.command_rate_hz  # s between setpoints
 LIMITS = np.asarray(CONFIG.max_velocities)  # rad/s

@@ -1,9 +1,10 @@
 """The trajectory node's tests on a live graph: the default arm's nodes in one graph
 (`make_nodes`), a MoveArm client with listeners on what the nodes publish (`Harness`), and the
-messages the tests send (`goal`, `poses`, `joint_trajectory`).
+messages the tests send (`goal`, `poses`, `joint_trajectory`, a jog's `twist`).
 
 Used by test_trajectory_node*.py, test_trajectory_faults.py, test_trajectory_spatial.py,
-test_trajectory_cli.py, test_calibration_mode.py and test_docs_3r_example.py.
+test_trajectory_cli.py, test_calibration_mode.py, test_docs_3r_example.py, test_commander.py,
+test_jog_node.py and test_servo_parts.py.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from arm_2r import CONFIG, tip_of
 from builtin_interfaces.msg import Duration
-from geometry_msgs.msg import PointStamped, Pose
+from geometry_msgs.msg import PointStamped, Pose, TwistStamped
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from ros_helpers import RosGraph, wait_for
@@ -70,6 +71,16 @@ def joint_trajectory(names, points, at_rest=False) -> JointTrajectory:
             )
         )
     return msg
+
+
+def twist(linear=(0.0, 0.0, 0.0), angular=(0.0, 0.0, 0.0), frame="base_link") -> TwistStamped:
+    """A jog's TwistStamped (MoveIt Servo's delta_twist_cmds): linear m/s, angular rad/s, in
+    `frame`."""
+    message = TwistStamped()
+    message.header.frame_id = frame
+    message.twist.linear.x, message.twist.linear.y, message.twist.linear.z = linear
+    message.twist.angular.x, message.twist.angular.y, message.twist.angular.z = angular
+    return message
 
 
 @dataclass
