@@ -5,7 +5,7 @@ What moved is read from the ROS graph (joint_states, and every twist the bridge 
 rclpy node in this process) and from the page (window.armStats.jog, the live arm it draws). The
 gamepad is navigator.getGamepads() stubbed before the page loads. Waits are for conditions (a
 distance travelled, the arm at rest, the page's own ticks), never sleeps. The module's page is
-shared, so the tests run in order, each starting where the last one left the arm.
+shared; each test starts with nothing held and the arm at rest in the middle of its band.
 """
 
 from __future__ import annotations
@@ -69,13 +69,24 @@ def page(browser, stack: Stack, watch: ArmWatch) -> Iterator[Page]:
     page = open_page(browser, stack.url, init_script=GAMEPAD_STUB)
     page.wait_for_selector("#jog-x-plus")
     watch.wait_bridge_publisher()  # advertised as the page connected
-    # From home (near full stretch) to the middle of the reachable band, where the keys have
-    # room to move it a few centimetres either way.
-    move_to(page, ("15", "0"))
-    page.wait_for_selector('#move-status[data-status="SUCCEEDED"]')
     yield page
     assert page.errors == []
     page.close()
+
+
+@pytest.fixture(autouse=True)
+def from_the_middle_of_the_band(page: Page, watch: ArmWatch) -> None:
+    """Each test starts from a state of its own making: no key, button or pad held, the default
+    speed, the arm at rest in the middle of its reachable band (home is near full stretch),
+    where the keys have room to move it a few centimetres either way."""
+    for key in ("ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "q", "e"):
+        page.keyboard.up(key)
+    page.mouse.up()
+    set_pad(page, a0=0.0, a1=0.0, b4=0.0)
+    set_speed(page, 30)
+    move_to(page, ("15", "0"))
+    page.wait_for_selector('#move-status[data-status="SUCCEEDED"]')
+    watch.wait_at_rest()
 
 
 def direction_degrees(start, end, expected: tuple[float, float]) -> float:
@@ -289,31 +300,26 @@ def jog_speed(page: Page, watch: ArmWatch, hold, release) -> tuple[float, float]
 
 
 def test_the_speed_slider_scales_the_jog(page: Page, watch: ArmWatch) -> None:
-    move_to(page, ("15", "0"))
-    page.wait_for_selector('#move-status[data-status="SUCCEEDED"]')
-    try:
-        set_speed(page, 60)
-        assert page.locator("#jog-speed").get_attribute("title") == "6.0 cm/s, 34°/s at most"
-        focus_jog_keys(page)
-        commanded, measured = jog_speed(
-            page,
-            watch,
-            lambda p: p.keyboard.down("ArrowDown"),
-            lambda p: p.keyboard.up("ArrowDown"),
-        )
-        assert commanded == pytest.approx(0.06)
-        assert measured == pytest.approx(0.06, rel=0.1)
-        # The default 30 %, and the pad's button held with the mouse: half as fast, back up.
-        set_speed(page, 30)
-        button = page.locator("#jog-y-plus").bounding_box()
-        page.mouse.move(button["x"] + button["width"] / 2, button["y"] + button["height"] / 2)
-        slow_commanded, slow_measured = jog_speed(
-            page, watch, lambda p: p.mouse.down(), lambda p: p.mouse.up()
-        )
-        assert slow_commanded == pytest.approx(SPEED_M_S)
-        assert slow_measured == pytest.approx(SPEED_M_S, rel=0.1)
-    finally:
-        set_speed(page, 30)
+    set_speed(page, 60)
+    assert page.locator("#jog-speed").get_attribute("title") == "6.0 cm/s, 34°/s at most"
+    focus_jog_keys(page)
+    commanded, measured = jog_speed(
+        page,
+        watch,
+        lambda p: p.keyboard.down("ArrowDown"),
+        lambda p: p.keyboard.up("ArrowDown"),
+    )
+    assert commanded == pytest.approx(0.06)
+    assert measured == pytest.approx(0.06, rel=0.1)
+    # The default 30 %, and the pad's button held with the mouse: half as fast, back up.
+    set_speed(page, 30)
+    button = page.locator("#jog-y-plus").bounding_box()
+    page.mouse.move(button["x"] + button["width"] / 2, button["y"] + button["height"] / 2)
+    slow_commanded, slow_measured = jog_speed(
+        page, watch, lambda p: p.mouse.down(), lambda p: p.mouse.up()
+    )
+    assert slow_commanded == pytest.approx(SPEED_M_S)
+    assert slow_measured == pytest.approx(SPEED_M_S, rel=0.1)
 
 
 def move_to(page: Page, target_cm: tuple[str, str]) -> tuple[float, float]:
