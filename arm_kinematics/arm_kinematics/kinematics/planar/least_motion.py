@@ -22,9 +22,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..angles import TAU, wrap_angle
-from ..array_api import norm
-from .closed_form import three_link_ik
-from .limits import CONTINUOUS, WIDE, joint_motion
+from .closed_form import HeadingIk
+from .limits import CONTINUOUS, LIMIT_TOLERANCE, WIDE, joint_motion
 from .tool_angles import heading_band, joint_value_headings, limit_headings
 
 if TYPE_CHECKING:
@@ -73,45 +72,82 @@ def joint_rates(lengths: Sequence[float], joints: Joints) -> tuple[Joints, Joint
 
 
 class _Motion:
-    """The joint motion from `current` of one elbow of a 3R chain as the heading turns."""
+    """The joint motion from `current` of one elbow (0 up, 1 down) of a 3R chain reaching one
+    target (`ik`: its closed form at any heading) as the heading turns; each heading's joints,
+    rates and limit margin computed once. A 3R chain has three joints: the sums over them are
+    written out."""
 
-    def __init__(self, chain: PlanarChain, x: float, y: float, elbow: int, current: Joints):
-        self.chain, self.x, self.y, self.elbow, self.current = chain, x, y, elbow, current
+    def __init__(self, chain: PlanarChain, ik: HeadingIk, elbow: int, current: Joints):
+        self.chain, self.ik, self.elbow, self.current = chain, ik, elbow, current
+        self.x, self.y = ik.x, ik.y
+        self.lengths = chain.link_lengths
+        self.wrapped = CONTINUOUS in chain.joint_kinds  # some motion goes the short way round
         self._known: dict[float, Joints | None] = {}
+        self._rates: dict[float, tuple[Joints, Joints]] = {}
+        self._margins: dict[float, float] = {}
 
     def joints(self, heading: float) -> Joints | None:
         """The elbow's joints at `heading`, moved by 2 pi into the limits nearest `current`
-        (as the solve does); None off the ring. Each heading's are computed once."""
-        if heading not in self._known:
-            self._known[heading] = self._joints(heading)
-        return self._known[heading]
-
-    def _joints(self, heading: float) -> Joints | None:
-        lengths, tolerance = self.chain.link_lengths, self.chain.edge_tolerance
-        elbows = three_link_ik(lengths, self.x, self.y, heading, tolerance)
-        if elbows is None:
-            return None
-        joints = elbows[self.elbow]
-        if self.chain.shifts_can_fit:
+        (as the solve does); None off the ring."""
+        known = self._known
+        if heading in known:
+            return known[heading]
+        elbows = self.ik[heading]
+        joints = None if elbows is None else elbows[self.elbow]
+        if joints is not None and self.chain.shifts_can_fit:
             joints = self.chain.fit_into_limits(joints, self.current) or joints
+        known[heading] = joints
         return joints
+
+    def margin(self, heading: float, joints: Joints) -> float:
+        """The limit margin (rad) of `joints`, the elbow's at `heading` (`limit_margin`, after
+        the 2 pi shift the limits allow)."""
+        margins = self._margins
+        if heading not in margins:
+            fitted = joints
+            if self.chain.shifts_can_fit:
+                fitted = self.chain.fit_into_limits(joints, joints)
+            margins[heading] = -math.inf if fitted is None else self.chain.limit_margin(fitted)
+        return margins[heading]
+
+    def feasible(self, heading: float) -> Joints | None:
+        """The elbow's joints at `heading` where they are within the limits, else None."""
+        joints = self.joints(heading)
+        if joints is None or not self.margin(heading, joints) >= -LIMIT_TOLERANCE:
+            return None
+        return joints
+
+    def motion(self, joints: Joints) -> Joints:
+        """The motion (rad) of each joint from `current` to `joints` (`joint_motion`)."""
+        if self.wrapped:
+            return joint_motion(self.current, joints, self.chain.joint_kinds)  # type: ignore[return-value]
+        (q1, q2, q3), (c1, c2, c3) = joints, self.current
+        return q1 - c1, q2 - c2, q3 - c3
+
+    def rates(self, heading: float, joints: Joints) -> tuple[Joints, Joints]:
+        """`joint_rates` at `heading` (whose joints are `joints`)."""
+        rates = self._rates.get(heading)
+        if rates is None:
+            rates = self._rates[heading] = joint_rates(self.lengths, joints)
+        return rates
 
     def cost(self, heading: float) -> float:
         """Squared joint motion (rad^2) at `heading`; inf off the ring."""
         joints = self.joints(heading)
         if joints is None:
             return math.inf
-        return sum(d * d for d in joint_motion(self.current, joints, self.chain.joint_kinds))
+        m1, m2, m3 = self.motion(joints)
+        return m1 * m1 + m2 * m2 + m3 * m3
 
     def slope(self, heading: float) -> tuple[float, float]:
         """Half the first and second derivatives of the squared motion by the heading."""
         joints = self.joints(heading)
         if joints is None:
             return math.nan, math.nan
-        motion = joint_motion(self.current, joints, self.chain.joint_kinds)
-        first, second = joint_rates(self.chain.link_lengths, joints)
-        slope = sum(m * d for m, d in zip(motion, first, strict=True))
-        curvature = sum(d * d + m * s for m, d, s in zip(motion, first, second, strict=True))
+        m1, m2, m3 = self.motion(joints)
+        (d1, d2, d3), (s1, s2, s3) = self.rates(heading, joints)
+        slope = m1 * d1 + m2 * d2 + m3 * d3
+        curvature = (d1 * d1 + m1 * s1) + (d2 * d2 + m2 * s2) + (d3 * d3 + m3 * s3)
         return slope, curvature
 
 
@@ -203,9 +239,9 @@ def heading_pieces(
     return pieces
 
 
-def _feasible_elbows(chain: PlanarChain, x: float, y: float, heading: float) -> list[int]:
-    """The elbows (0 up, 1 down) that reach (x, y) with `heading` within the limits."""
-    elbows = three_link_ik(chain.link_lengths, x, y, heading, chain.edge_tolerance)
+def _feasible_elbows(chain: PlanarChain, ik: HeadingIk, heading: float) -> list[int]:
+    """The elbows (0 up, 1 down) that reach the target with `heading` within the limits."""
+    elbows = ik[heading]
     if elbows is None:
         return []
     return [elbow for elbow in (0, 1) if _within_limits(chain, elbows[elbow])]
@@ -213,15 +249,21 @@ def _feasible_elbows(chain: PlanarChain, x: float, y: float, heading: float) -> 
 
 def _within_limits(chain: PlanarChain, joints: Joints) -> bool:
     fitted = chain.fit_into_limits(joints, joints) if chain.shifts_can_fit else joints
-    return fitted is not None and chain.limit_margin(fitted) >= -1e-9
+    return fitted is not None and chain.limit_margin(fitted) >= -LIMIT_TOLERANCE
 
 
 def least_motion_heading(
-    chain: PlanarChain, x: float, y: float, elbows: Sequence[int], current: Joints
+    chain: PlanarChain,
+    x: float,
+    y: float,
+    elbows: Sequence[int],
+    current: Joints,
+    ik: HeadingIk | None = None,
 ) -> tuple[float, int] | None:
     """(heading, elbow) with the least joint motion from `current` (rad) among the headings
     on which one of `elbows` (0 up, 1 down) of the 3R `chain` reaches (x, y) (m) within its
-    limits; None when no heading does.
+    limits; None when no heading does. `ik`: the target's closed form, each heading solved
+    once (the caller's, to solve again at the heading found for nothing).
 
     First from current's own heading (`_near_current`: a chain of nearby targets ends
     there). Else every piece: the reachable headings are cut where a joint meets a limit,
@@ -239,8 +281,11 @@ def least_motion_heading(
     (0.0, 1)
     """
     held = math.fsum(current)
-    order = sorted(elbows, key=lambda elbow: _elbow_gap(chain, elbow, current))
-    near = _near_current(chain, x, y, order, current, held)
+    ik = HeadingIk(chain, x, y) if ik is None else ik
+    order = elbows
+    if len(elbows) == 2 and _elbow_gap(chain, 1, current) < _elbow_gap(chain, 0, current):
+        order = (1, 0)  # the elbow nearer current first (a stable sort of the two)
+    near = _near_current(chain, ik, order, current, held)
     if near is not None:
         return near
     pieces = heading_pieces(chain, x, y, _current_headings(chain, x, y, current))
@@ -252,17 +297,18 @@ def least_motion_heading(
         return 0.0 if lo <= near <= hi else min(abs(near - lo), abs(near - hi))
 
     best: tuple[float, float, int] | None = None
-    for piece in sorted(pieces, key=gap):
-        if best is not None and gap(piece) / SQRT_3 >= math.sqrt(best[0]):
+    nearest_first = sorted([(gap(piece), index, piece) for index, piece in enumerate(pieces)])
+    for piece_gap, _, piece in nearest_first:
+        if best is not None and piece_gap / SQRT_3 >= math.sqrt(best[0]):
             break  # this and the later pieces cannot move less
         lo, hi = piece
-        feasible = _feasible_elbows(chain, x, y, 0.5 * (lo + hi))
+        feasible = _feasible_elbows(chain, ik, 0.5 * (lo + hi))
         for elbow in order:
             if elbow not in feasible:
                 continue
             if best is not None and _elbow_gap(chain, elbow, current) >= math.sqrt(best[0]):
                 continue
-            heading, cost = _minimum_on(_Motion(chain, x, y, elbow, current), lo, hi)
+            heading, cost = _minimum_on(_Motion(chain, ik, elbow, current), lo, hi)
             if best is None or cost < best[0]:
                 best = (cost, heading, elbow)
     return None if best is None else (wrap_angle(best[1]), best[2])
@@ -282,8 +328,7 @@ def _elbow_gap(chain: PlanarChain, elbow: int, current: Joints) -> float:
 
 def _near_current(
     chain: PlanarChain,
-    x: float,
-    y: float,
+    ik: HeadingIk,
     elbows: Sequence[int],
     current: Joints,
     held: float,
@@ -298,34 +343,32 @@ def _near_current(
     across it, the elbow stays within its limits and on the ring (`_clear`), or else when the limit
     headings in it, where that elbow is feasible, are among the candidates; and the other
     elbows are farther than D (`_elbow_gap`)."""
+    x, y = ik.x, ik.y
     for index, elbow in enumerate(elbows):
-        motion = _Motion(chain, x, y, elbow, current)
-        held_joints = motion.joints(held)
-        if held_joints is None or not _within_limits(chain, held_joints):
+        motion = _Motion(chain, ik, elbow, current)
+        if motion.feasible(held) is None:
             continue
         found = [(motion.cost(held), held)]
         if found[0][0] <= SETTLED:  # current reaches the target: nothing moves less
             return wrap_angle(held), elbow
         heading = _newton_from(motion, held)
-        if heading is not None:
-            joints = motion.joints(heading)
-            if joints is not None and _within_limits(chain, joints):
-                found.append((motion.cost(heading), heading))
+        if heading is not None and motion.feasible(heading) is not None:
+            found.append((motion.cost(heading), heading))
         cost, heading = min(found)
         window = SQRT_3 * math.sqrt(cost) + 1e-9
         if window > NEAR:
             return None
-        if any(_elbow_gap(chain, other, current) ** 2 < cost for other in elbows[index + 1 :]):
-            return None
+        for other in elbows[index + 1 :]:
+            if _elbow_gap(chain, other, current) ** 2 < cost:
+                return None
         if heading != held and _clear(chain, motion, (held, heading), window):
             return wrap_angle(heading), elbow
         phi, delta_lo, delta_hi = heading_band(chain.link_lengths, x, y, chain.edge_tolerance)
         ends = (phi + delta_lo, phi - delta_lo, phi + delta_hi, phi - delta_hi)
         for cut in (*limit_headings(chain, x, y), *ends):
-            if math.isfinite(cut) and abs(wrap_angle(cut - held)) <= window:
-                joints = motion.joints(cut)
-                if joints is not None and _within_limits(chain, joints):
-                    found.append((motion.cost(cut), cut))
+            near = math.isfinite(cut) and abs(wrap_angle(cut - held)) <= window
+            if near and motion.feasible(cut) is not None:
+                found.append((motion.cost(cut), cut))
         cost, heading = min(found)
         return wrap_angle(heading), elbow
     return None
@@ -342,11 +385,12 @@ def _clear(chain: PlanarChain, motion: _Motion, headings: Sequence[float], windo
         joints = motion.joints(heading)
         if joints is None or abs(math.sin(joints[1])) < 0.05:
             return False
-        first, _ = joint_rates(chain.link_lengths, joints)
-        moved = 2.0 * window * sum(abs(rate) for rate in first)
+        (d1, d2, d3), _ = motion.rates(heading, joints)
+        moved = 2.0 * window * (abs(d1) + abs(d2) + abs(d3))
         if chain.limit_margin(joints) <= moved:
             return False
-        wrist = norm(motion.x - l3 * math.cos(heading), motion.y - l3 * math.sin(heading))
+        wrist_x, wrist_y = motion.x - l3 * math.cos(heading), motion.y - l3 * math.sin(heading)
+        wrist = math.sqrt(wrist_x * wrist_x + wrist_y * wrist_y)
         if min(wrist - inner, outer - wrist) <= 2.0 * window * l3:
             return False
     return True

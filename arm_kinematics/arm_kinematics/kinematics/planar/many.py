@@ -343,7 +343,7 @@ def solve_many(arm: PlanarArm, targets: Any, branch: Any, current: Any, chain: b
     if n == 3 and heading is None:  # the least motion from a seed: a search per row
 
         def solve_row(index: int, seed: tuple[float, ...] | None) -> tuple:
-            result = arm._solve(float(x[index]), float(y[index]), None, rule, seed)
+            result = arm.solve_valid(float(x[index]), float(y[index]), None, rule, seed)
             return result.status, result.joints, result.alternative, result.manipulability
 
     else:  # both elbows of every row at once, the choice row by row

@@ -123,10 +123,27 @@ def joint_value_headings(
     ...                                                                  "joint 3", 0.0))
     [0.261, 89.739]
     """
+    return _value_headings(_Target(x, y), lengths, which, value)
+
+
+class _Target:
+    """What every `joint_value_headings` of one target (or one array of targets) needs: the
+    point (m), its direction phi and distance r from the base (NaN at the base), and the
+    namespace of its formulas (`array_api`)."""
+
+    def __init__(self, x: Any, y: Any) -> None:
+        self.x, self.y = x, y
+        self.xp = array_namespace(x, y)
+        self.phi = self.xp.atan2(y, x)
+        self.r = _positive(norm(x, y))
+
+
+def _value_headings(
+    target: _Target, lengths: Sequence[float], which: str, value: float
+) -> tuple[Any, Any]:
+    """`joint_value_headings` of a `_Target`."""
     l1, l2, l3 = lengths
-    xp = array_namespace(x, y)
-    phi = xp.atan2(y, x)
-    r = _positive(norm(x, y))
+    x, y, xp, phi, r = target.x, target.y, target.xp, target.phi, target.r
     if which == "joint 1":  # W is L2 from E and L3 from P: the angle at P
         ex, ey = l1 * math.cos(value) - x, l1 * math.sin(value) - y
         gamma = acos_or_nan(triangle_cosine(l3, _positive(norm(ex, ey)), l2), SLACK)
@@ -166,11 +183,12 @@ def limit_headings(chain: PlanarChain, x: Any, y: Any) -> list[Any]:
     >>> len(limit_headings(chain, 1.0, 1.0))
     4
     """
+    target = _Target(x, y)
     headings: list[Any] = []
     for which, limits in _limited_angles(chain):
         for value in limits:
             if math.isfinite(value):
-                headings.extend(joint_value_headings(chain.link_lengths, x, y, which, value))
+                headings.extend(_value_headings(target, chain.link_lengths, which, value))
     return headings
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from ..planar.explain import degrees_text, metres_text
 from .model import SpatialChain
-from .sides import Attempt, Side
+from .sides import Side
 
 PLANE_WORDS = "in the arm's vertical plane (forward and up from the shoulder)"
 
@@ -25,12 +25,9 @@ def _status_and_text(message: str) -> tuple[str, str]:
 def _in_plane(text: str) -> str:
     """A planar text said of the vertical plane, whose origin (the planar "base") is the
     shoulder."""
-    for base, shoulder in (
-        ("from the base", "from the shoulder"),
-        ("around the base", "around the shoulder"),
-    ):
-        text = text.replace(base, shoulder)
-    return text
+    return text.replace("from the base", "from the shoulder").replace(
+        "around the base", "around the shoulder"
+    )
 
 
 _SIDE_WORDS = {
@@ -52,13 +49,14 @@ def side_text(
     ...           Side("back", 3.0, True, 0.1), [], 0.5)
     'OK: reaching over the back (yaw 171.89 deg): solved elbow up; tool pitch 28.65 deg chosen (nearest feasible)'
     """  # noqa: E501
-    status, text = _status_and_text(message)
-    if pitch is not None and "; heading " in text:  # a 3-joint chain chose its heading
-        before, _, after = text.partition("; heading ")
-        _, _, rest = after.partition(" chosen (")
-        rule, _, tail = rest.partition(")")
-        text = f"{before}; tool pitch {degrees_text(pitch)} chosen ({_in_plane(rule)}){tail}"
-    note = "".join(f"; {_refused_words(name, yaw)}" for name, yaw in refused)
+    status, _, text = message.partition(": ")
+    if pitch is not None:  # a 3-joint chain chose its heading: said as the tool's pitch
+        before, noted, after = text.partition("; heading ")
+        if noted:
+            _, _, rest = after.partition(" chosen (")
+            rule, _, tail = rest.partition(")")
+            text = f"{before}; tool pitch {degrees_text(pitch)} chosen ({_in_plane(rule)}){tail}"
+    note = "".join([f"; {_refused_words(name, yaw)}" for name, yaw in refused]) if refused else ""
     return f"{status}: {_SIDE_WORDS[side.name]} (yaw {degrees_text(side.yaw)}): {text}{note}"
 
 
@@ -163,10 +161,11 @@ def yaw_axis_text(message: str, rho: float, near: float, side: Side) -> str:
 def failure_text(
     message: str,
     side: Side,
-    others: Sequence[Attempt],
+    others: Sequence[tuple[Side, str]],
     refused: Sequence[tuple[str, float]],
 ) -> str:
-    """A refusal: the nearest side's planar reason (in the vertical plane), then the others.
+    """A refusal: the nearest side's planar reason (in the vertical plane), then the others'
+    (each side and its planar message).
 
     >>> from arm_kinematics.kinematics.spatial.sides import Side
     >>> text = failure_text("TOO_FAR: target (0.3, 0) m is 0.3 m from the base, beyond ...",
@@ -179,8 +178,8 @@ def failure_text(
         side.name
     ]
     parts = [f"{status}: {where} (yaw {degrees_text(side.yaw)}), {PLANE_WORDS}: {_in_plane(text)}"]
-    for other in others:
-        other_where = "over the back" if other.side.back else "from the front"
-        parts.append(f"{other_where}: {_in_plane(other.result.message)}")
+    for other_side, other_message in others:
+        other_where = "over the back" if other_side.back else "from the front"
+        parts.append(f"{other_where}: {_in_plane(other_message)}")
     parts += [_refused_words(name, yaw) for name, yaw in refused]
     return "; ".join(parts)

@@ -28,7 +28,7 @@ from ..array_api import norm
 from ..planar.branches import MARGIN_TIE
 from ..planar.many import Answers, solve_unseeded
 from ..planar.rows import Order
-from ..types import Branch, IkArrays, IkStatus
+from ..types import Answer, Branch, IkArrays, IkStatus
 from .model import outward_angles_of
 
 if TYPE_CHECKING:
@@ -109,8 +109,8 @@ def solve_many(
     out.put(unseeded, _solve_unseeded(arm, rows))
 
     def solve_row(index: int, seed: tuple[float, ...] | None) -> tuple:
-        result = _scalar(arm, index, positions, pitch, roll, rotations, rule, seed)
-        return result.status, result.joints, result.alternative, result.manipulability
+        answer = _row_answer(arm, index, positions, pitch, roll, rotations, rule, seed)
+        return answer.status, answer.joints, answer.alternative, answer.manipulability
 
     out.put_in_order(in_order, seeds, chain, solve_row)
     return out.arrays(
@@ -121,6 +121,17 @@ def solve_many(
 
 def _at(column: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
     return None if column is None else column[rows]
+
+
+def _row_answer(arm, index, positions, pitch, roll, rotations, branch, seed) -> Answer:
+    """The scalar solve's answer of a valid row `index` (finite values, a checked `branch`
+    and seed), without its words (a seeded row solved in order)."""
+    x, y, z = positions[index].tolist()
+    if rotations is not None:
+        return arm.rotation_answer(x, y, z, rotations[index].tolist(), branch, seed)
+    row_pitch = None if pitch is None else float(pitch[index])
+    row_roll = None if roll is None else float(roll[index])
+    return arm.answer(x, y, z, row_pitch, row_roll, branch, seed)
 
 
 def _scalar(arm, index, positions, pitch, roll, rotations, branch, seed):
@@ -266,7 +277,7 @@ def _rank(status: np.ndarray) -> np.ndarray:
 def _margin(arm: SpatialArm, joints: list[np.ndarray]) -> np.ndarray:
     """`SpatialArm.limit_margin` on arrays: the planar chain's, the yaw's and the roll's."""
     k = arm.n_pitch
-    planar = [q + shift for q, shift in zip(joints[1 : 1 + k], arm._planar_shifts(), strict=True)]
+    planar = [q + shift for q, shift in zip(joints[1 : 1 + k], arm.planar_shifts, strict=True)]
     margin = arm.vertical.limit_margin_many(planar)
     pairs = [(joints[0], arm.yaw_limits)]
     if arm.roll_limits is not None:
@@ -303,7 +314,7 @@ def _attempt(arm: SpatialArm, rows: _Rows, side: _Side, index: np.ndarray) -> An
     for phis in (planar.joints, planar.other):
         if side.back:  # seen from behind: pi - phi_1, the others change sign
             phis = [math.pi - phis[0], *(-phi for phi in phis[1:])]
-        pitches = [phi - shift for phi, shift in zip(phis, arm._planar_shifts(), strict=True)]
+        pitches = [phi - shift for phi, shift in zip(phis, arm.planar_shifts, strict=True)]
         columns.append([yaw, *pitches, *([roll] if arm.has_roll else [])])
     return Answers(
         status.astype(np.uint8), columns[0], columns[1], planar.has_other,

@@ -180,12 +180,19 @@ class SpatialChain:
         self.link_angle_offsets: tuple[float, ...] = tuple(
             _finite(v, "link angle offset") for v in offsets
         )
+        self.planar_shifts: tuple[float, ...] = self._planar_shifts()
+        """phi_i - q_i per pitch joint (rad): `planar_joints` adds them, `pitch_joints` takes
+        them off."""
         names = tuple(f"joint {i + 1}" for i in range(n)) if joint_names is None else joint_names
         self.joint_names: tuple[str, ...] = tuple(str(name) for name in names)
         if len(self.joint_names) != n:
             raise ValueError(f"joint_names {joint_names!r} must give {n} names")
         limits = _limit_pairs(joint_limits, n)
         self.joint_limits: tuple[tuple[float, float], ...] = limits
+        self.joint_kinds: tuple[str, ...] = tuple(
+            CONTINUOUS if (lo, hi) == (-math.inf, math.inf) else "limited" for lo, hi in limits
+        )
+        """CONTINUOUS or "limited" per joint, in joint order (for the least-motion rule)."""
         self.yaw_limits: tuple[float, float] = limits[0]
         self.roll_limits: tuple[float, float] | None = limits[-1] if has_roll else None
         planar = {
@@ -202,6 +209,8 @@ class SpatialChain:
         self.link_lengths: tuple[float, ...] = self.vertical.link_lengths
         self.reach: float = self.vertical.reach
         """The tool point's largest distance from the shoulder, m."""
+        self.near_axis: float = self.vertical.singularity_margin * self.reach
+        """m: a tool point nearer the yaw axis is SINGULAR (the yaw turns fast there)."""
         self.singularity_margin: float = self.vertical.singularity_margin
         self.edge_tolerance: float = self.vertical.edge_tolerance
 
@@ -217,7 +226,7 @@ class SpatialChain:
         pitch_limits = [
             (lo + shift, hi + shift)
             for (lo, hi), shift in zip(
-                self.joint_limits[1 : 1 + k], self._planar_shifts(), strict=True
+                self.joint_limits[1 : 1 + k], self.planar_shifts, strict=True
             )
         ]
         link_limits = None
@@ -248,14 +257,6 @@ class SpatialChain:
         """m per rad of a pitch and of a roll turn: the last link swings with the pitch, the
         tool point stays put when it rolls."""
         return (self.link_lengths[-1], 0.0)
-
-    @property
-    def joint_kinds(self) -> tuple[str, ...]:
-        """CONTINUOUS or "limited" per joint, in joint order (for the least-motion rule)."""
-        return tuple(
-            CONTINUOUS if (lo, hi) == (-math.inf, math.inf) else "limited"
-            for lo, hi in self.joint_limits
-        )
 
     def tool_vector(self, joints: Sequence[float]) -> tuple[float, float, float, float, float]:
         """The tool pose as the planner reads it: (x, y, z, pitch, roll), m and rad (outward).
@@ -292,12 +293,8 @@ class SpatialChain:
 
     def _planar_shifts(self) -> tuple[float, ...]:
         """phi_i - q_i for each pitch joint: delta_i - delta_(i-1) (delta_0 = 0)."""
-        shifts = self.__dict__.get("_shifts")
-        if shifts is None:
-            deltas = self.link_angle_offsets
-            shifts = tuple(d - (deltas[i - 1] if i else 0.0) for i, d in enumerate(deltas))
-            self.__dict__["_shifts"] = shifts
-        return shifts
+        deltas = self.link_angle_offsets
+        return tuple(d - (deltas[i - 1] if i else 0.0) for i, d in enumerate(deltas))
 
     def planar_joints(self, pitch_joints: Sequence[float]) -> tuple[float, ...]:
         """The vertical chain's geometric angles phi (rad) of pitch joint angles q (rad).
@@ -305,7 +302,7 @@ class SpatialChain:
         >>> SpatialChain((0.13, 0.12), link_angle_offsets=(0.5, 0.0)).planar_joints((0.1, 0.2))
         (0.6, -0.3)
         """
-        return tuple(q + s for q, s in zip(pitch_joints, self._planar_shifts(), strict=True))
+        return tuple([q + s for q, s in zip(pitch_joints, self.planar_shifts, strict=True)])
 
     def pitch_joints(self, planar: Sequence[float]) -> tuple[float, ...]:
         """The pitch joint angles q (rad) of the vertical chain's geometric angles phi (rad).
@@ -313,7 +310,7 @@ class SpatialChain:
         >>> SpatialChain((0.13, 0.12), link_angle_offsets=(0.5, 0.0)).pitch_joints((0.6, -0.3))
         (0.09999999999999998, 0.2)
         """
-        return tuple(phi - s for phi, s in zip(planar, self._planar_shifts(), strict=True))
+        return tuple([phi - s for phi, s in zip(planar, self.planar_shifts, strict=True)])
 
     @staticmethod
     def mirror(planar: Sequence[float]) -> tuple[float, ...]:
@@ -356,7 +353,7 @@ class SpatialChain:
         [(0.0, 0.0, 0.05), (0.1, 0.0, 0.05), (0.1, 0.0, 0.13)]
         """
         xp = array_namespace(yaw, *pitches)
-        shifts = self._planar_shifts()
+        shifts = self.planar_shifts
         planar = [q + shift for q, shift in zip(pitches, shifts, strict=True)]
         cos_yaw, sin_yaw = xp.cos(yaw), xp.sin(yaw)
         points = []

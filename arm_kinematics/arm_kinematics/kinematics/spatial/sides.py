@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from ..angles import wrap_angle
 from ..planar.limits import shift_range
-from ..types import IkResult
+from ..types import Answer
 from .many import ROLL_MATCH_TOLERANCE
 
 
@@ -31,10 +31,11 @@ class Side(NamedTuple):
 
 
 class Attempt(NamedTuple):
-    """A side and what the planar solve (and the roll) answered there: joints in joint order."""
+    """A side and what the planar solve (and the roll) answered there: joints in joint order
+    (an `Answer`: its words made when read)."""
 
     side: Side
-    result: IkResult
+    result: Answer
 
 
 def same_angle(a: float, b: float) -> bool:
