@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..angles import TAU, wrap_angle
 from .closed_form import HeadingIk
@@ -71,84 +71,82 @@ def joint_rates(lengths: Sequence[float], joints: Joints) -> tuple[Joints, Joint
     return (rate_1, rate_2, rate_3), (accel_1, accel_12 - accel_1, -accel_12)
 
 
-class _Motion:
+class _Motion(dict):
     """The joint motion from `current` of one elbow (0 up, 1 down) of a 3R chain reaching one
-    target (`ik`: its closed form at any heading) as the heading turns; each heading's joints,
-    rates and limit margin computed once. A 3R chain has three joints: the sums over them are
-    written out."""
+    target (`ik`: its closed form at any heading) as the heading turns: `motion[heading]` is
+    the elbow's `Pose` there, or None off the ring, each heading's computed once (a dict that
+    fills itself). A 3R chain has three joints: the sums over them are written out."""
 
     def __init__(self, chain: PlanarChain, ik: HeadingIk, elbow: int, current: Joints):
+        super().__init__()
         self.chain, self.ik, self.elbow, self.current = chain, ik, elbow, current
         self.x, self.y = ik.x, ik.y
         self.lengths = chain.link_lengths
         self.wrapped = CONTINUOUS in chain.joint_kinds  # some motion goes the short way round
-        self._known: dict[float, Joints | None] = {}
-        self._rates: dict[float, tuple[Joints, Joints]] = {}
         self._margins: dict[float, float] = {}
+
+    def __missing__(self, heading: float) -> Pose | None:
+        elbows = self.ik[heading]
+        if elbows is None:
+            self[heading] = None
+            return None
+        joints = elbows[self.elbow]
+        if self.chain.shifts_can_fit:  # moved by 2 pi into the limits nearest current
+            joints = self.chain.fit_into_limits(joints, self.current) or joints
+        if self.wrapped:
+            m1, m2, m3 = joint_motion(self.current, joints, self.chain.joint_kinds)
+        else:
+            (q1, q2, q3), (c1, c2, c3) = joints, self.current
+            m1, m2, m3 = q1 - c1, q2 - c2, q3 - c3
+        rates = joint_rates(self.lengths, joints)
+        (d1, d2, d3), (s1, s2, s3) = rates
+        cost = m1 * m1 + m2 * m2 + m3 * m3
+        slope = m1 * d1 + m2 * d2 + m3 * d3
+        curvature = (d1 * d1 + m1 * s1) + (d2 * d2 + m2 * s2) + (d3 * d3 + m3 * s3)
+        pose = Pose(joints, cost, slope, curvature, rates[0])
+        self[heading] = pose
+        return pose
 
     def joints(self, heading: float) -> Joints | None:
         """The elbow's joints at `heading`, moved by 2 pi into the limits nearest `current`
         (as the solve does); None off the ring."""
-        known = self._known
-        if heading in known:
-            return known[heading]
-        elbows = self.ik[heading]
-        joints = None if elbows is None else elbows[self.elbow]
-        if joints is not None and self.chain.shifts_can_fit:
-            joints = self.chain.fit_into_limits(joints, self.current) or joints
-        known[heading] = joints
-        return joints
+        pose = self[heading]
+        return None if pose is None else pose.joints
 
-    def margin(self, heading: float, joints: Joints) -> float:
-        """The limit margin (rad) of `joints`, the elbow's at `heading` (`limit_margin`, after
-        the 2 pi shift the limits allow)."""
+    def feasible(self, heading: float) -> Pose | None:
+        """The elbow's pose at `heading` where it is within the limits (after the 2 pi shift
+        the limits allow), else None."""
+        pose = self[heading]
+        if pose is None:
+            return None
         margins = self._margins
         if heading not in margins:
-            fitted = joints
+            fitted = pose.joints
             if self.chain.shifts_can_fit:
-                fitted = self.chain.fit_into_limits(joints, joints)
+                fitted = self.chain.fit_into_limits(fitted, fitted)
             margins[heading] = -math.inf if fitted is None else self.chain.limit_margin(fitted)
-        return margins[heading]
-
-    def feasible(self, heading: float) -> Joints | None:
-        """The elbow's joints at `heading` where they are within the limits, else None."""
-        joints = self.joints(heading)
-        if joints is None or not self.margin(heading, joints) >= -LIMIT_TOLERANCE:
-            return None
-        return joints
-
-    def motion(self, joints: Joints) -> Joints:
-        """The motion (rad) of each joint from `current` to `joints` (`joint_motion`)."""
-        if self.wrapped:
-            return joint_motion(self.current, joints, self.chain.joint_kinds)  # type: ignore[return-value]
-        (q1, q2, q3), (c1, c2, c3) = joints, self.current
-        return q1 - c1, q2 - c2, q3 - c3
-
-    def rates(self, heading: float, joints: Joints) -> tuple[Joints, Joints]:
-        """`joint_rates` at `heading` (whose joints are `joints`)."""
-        rates = self._rates.get(heading)
-        if rates is None:
-            rates = self._rates[heading] = joint_rates(self.lengths, joints)
-        return rates
+        return pose if margins[heading] >= -LIMIT_TOLERANCE else None
 
     def cost(self, heading: float) -> float:
         """Squared joint motion (rad^2) at `heading`; inf off the ring."""
-        joints = self.joints(heading)
-        if joints is None:
-            return math.inf
-        m1, m2, m3 = self.motion(joints)
-        return m1 * m1 + m2 * m2 + m3 * m3
+        pose = self[heading]
+        return math.inf if pose is None else pose.cost
 
     def slope(self, heading: float) -> tuple[float, float]:
         """Half the first and second derivatives of the squared motion by the heading."""
-        joints = self.joints(heading)
-        if joints is None:
-            return math.nan, math.nan
-        m1, m2, m3 = self.motion(joints)
-        (d1, d2, d3), (s1, s2, s3) = self.rates(heading, joints)
-        slope = m1 * d1 + m2 * d2 + m3 * d3
-        curvature = (d1 * d1 + m1 * s1) + (d2 * d2 + m2 * s2) + (d3 * d3 + m3 * s3)
-        return slope, curvature
+        pose = self[heading]
+        return (math.nan, math.nan) if pose is None else (pose.slope, pose.curvature)
+
+
+class Pose(NamedTuple):
+    """One elbow at one heading: its joints (rad), their squared motion from current (rad^2),
+    half its first and second derivatives by the heading, the joints' rates (`joint_rates`)."""
+
+    joints: Joints
+    cost: float
+    slope: float
+    curvature: float
+    rates: Joints
 
 
 def _minimum_on(motion: _Motion, lo: float, hi: float) -> tuple[float, float]:
@@ -346,14 +344,17 @@ def _near_current(
     x, y = ik.x, ik.y
     for index, elbow in enumerate(elbows):
         motion = _Motion(chain, ik, elbow, current)
-        if motion.feasible(held) is None:
+        at_held = motion.feasible(held)
+        if at_held is None:
             continue
-        found = [(motion.cost(held), held)]
-        if found[0][0] <= SETTLED:  # current reaches the target: nothing moves less
+        found = [(at_held.cost, held)]
+        if at_held.cost <= SETTLED:  # current reaches the target: nothing moves less
             return wrap_angle(held), elbow
         heading = _newton_from(motion, held)
-        if heading is not None and motion.feasible(heading) is not None:
-            found.append((motion.cost(heading), heading))
+        if heading is not None:
+            at_heading = motion.feasible(heading)
+            if at_heading is not None:
+                found.append((at_heading.cost, heading))
         cost, heading = min(found)
         window = SQRT_3 * math.sqrt(cost) + 1e-9
         if window > NEAR:
@@ -367,8 +368,9 @@ def _near_current(
         ends = (phi + delta_lo, phi - delta_lo, phi + delta_hi, phi - delta_hi)
         for cut in (*limit_headings(chain, x, y), *ends):
             near = math.isfinite(cut) and abs(wrap_angle(cut - held)) <= window
-            if near and motion.feasible(cut) is not None:
-                found.append((motion.cost(cut), cut))
+            at_cut = motion.feasible(cut) if near else None
+            if at_cut is not None:
+                found.append((at_cut.cost, cut))
         cost, heading = min(found)
         return wrap_angle(heading), elbow
     return None
@@ -382,12 +384,12 @@ def _clear(chain: PlanarChain, motion: _Motion, headings: Sequence[float], windo
     l1, l2, l3 = chain.link_lengths
     inner, outer = abs(l1 - l2), l1 + l2
     for heading in headings:
-        joints = motion.joints(heading)
-        if joints is None or abs(math.sin(joints[1])) < 0.05:
+        pose = motion[heading]
+        if pose is None or abs(math.sin(pose.joints[1])) < 0.05:
             return False
-        (d1, d2, d3), _ = motion.rates(heading, joints)
+        d1, d2, d3 = pose.rates
         moved = 2.0 * window * (abs(d1) + abs(d2) + abs(d3))
-        if chain.limit_margin(joints) <= moved:
+        if chain.limit_margin(pose.joints) <= moved:
             return False
         wrist_x, wrist_y = motion.x - l3 * math.cos(heading), motion.y - l3 * math.sin(heading)
         wrist = math.sqrt(wrist_x * wrist_x + wrist_y * wrist_y)
@@ -401,10 +403,10 @@ def _newton_from(motion: _Motion, heading: float) -> float | None:
     rad (the motion is flat there: 1e-20 rad^2 off the least); None when it does not settle
     within 12 steps or meets a non-convex stretch."""
     for _ in range(12):
-        slope, curvature = motion.slope(heading)
-        if not (math.isfinite(slope) and curvature > 0.0):
+        pose = motion[heading]
+        if pose is None or not (math.isfinite(pose.slope) and pose.curvature > 0.0):
             return None
-        step = slope / curvature
+        step = pose.slope / pose.curvature
         heading -= step
         if abs(step) < 1e-10:
             return heading

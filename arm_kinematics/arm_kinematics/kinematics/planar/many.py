@@ -22,7 +22,7 @@ Radians and metres, the arm's plane, joint order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -262,15 +262,30 @@ def solve_free_heading(arm: PlanarArm, x: np.ndarray, y: np.ndarray, branch: Bra
         finite = np.isfinite(table)
         finite[:, 0] = False  # the away heading failed already
         wrapped = wrap_angles(np.where(finite, table, 0.0))
-        ok = _feasible_nearest_first(arm, rx, ry, rphi, wrapped, finite, branch)
-        index = nearest_heading(rphi, candidates, list(ok.T))
-        found = index >= 0
-        heading = wrapped[np.arange(rest.size), np.maximum(index, 0)]
-        again = choose_many(arm, elbows_many(arm, rx, ry, heading, branch), branch)
-        again.status = np.where(found, again.status, IkStatus.JOINT_LIMIT)
-        _merge(answers, rest, again)
+        asked = _feasible_nearest_first(arm, rx, ry, rphi, wrapped, finite, branch)
+        index = nearest_heading(rphi, candidates, list(asked.feasible.T))
+        found = np.flatnonzero(index >= 0)
+        answers.status[rest] = IkStatus.JOINT_LIMIT  # where no heading is feasible
+        if found.size:  # solved at that heading (its elbows asked already)
+            chosen = choose_many(arm, asked.elbows_at(found, index[found]), branch)
+            _merge(answers, rest[found], chosen)
     answers.status = answers.status.astype(np.uint8)
     return answers
+
+
+@dataclass
+class Asked:
+    """The candidate headings of each row asked: `feasible` (rows, candidates), and the
+    elbows of every one asked (`elbows_at`)."""
+
+    feasible: np.ndarray
+    where: np.ndarray
+    """(rows, candidates): the place of each one asked in `elbows`, -1 where not asked."""
+    elbows: Elbows
+
+    def elbows_at(self, rows: np.ndarray, columns: np.ndarray) -> Elbows:
+        """The elbows of `rows` at their asked candidate `columns`."""
+        return subset(self.elbows, self.where[rows, columns])
 
 
 def _feasible_nearest_first(
@@ -281,28 +296,39 @@ def _feasible_nearest_first(
     headings: np.ndarray,
     exists: np.ndarray,
     branch: Branch,
-) -> np.ndarray:
+) -> Asked:
     """Which of each row's `headings` (rows, candidates; rad) are feasible, asked nearest
-    `phi` first, one column of every open row at a time, until a row's next is farther than
-    its nearest feasible one (by more than TIE): those cannot win `nearest_heading`, and are
-    left False (as `tool_angles.nearest_feasible` does for one target)."""
+    `phi` first: the nearest FIRST_ROUND of every row in one array solve, then, for the rows
+    whose nearest feasible one is not sure yet, all the others in a second (a farther one
+    cannot win `nearest_heading` and is left False, as `tool_angles.nearest_feasible` leaves
+    it for one target). Two passes over many rows instead of one per candidate: an array
+    solve's cost is mostly per pass."""
     delta = headings - phi[:, None]
     distance = np.where(exists, np.abs(delta - TAU * np.round(delta / TAU)), np.inf)
     order = np.argsort(distance, axis=1, kind="stable")
     ok = np.zeros(headings.shape, dtype=bool)
-    best = np.full(len(x), np.inf)
-    rows = np.arange(len(x))
-    for step in range(headings.shape[1]):
-        column = order[rows, step]
-        near = distance[rows, column]
-        open_rows = np.isfinite(near) & (near <= best[rows] + TIE)
-        rows, column, near = rows[open_rows], column[open_rows], near[open_rows]
-        if rows.size == 0:
-            break
-        found = _feasible(arm, x[rows], y[rows], headings[rows, column], branch)
-        ok[rows, column] = found
-        best[rows] = np.where(found, np.minimum(best[rows], near), best[rows])
-    return ok
+    where = np.full(headings.shape, -1)
+    rounds: list[Elbows] = []
+    first = min(FIRST_ROUND, headings.shape[1])
+    for second, columns in enumerate((order[:, :first], order[:, first:])):
+        near = np.take_along_axis(distance, columns, axis=1)
+        asked = np.isfinite(near)
+        if second:  # the rows whose nearest feasible heading is not sure yet
+            best = np.where(ok, distance, np.inf).min(axis=1)
+            asked &= near <= best[:, None] + TIE
+        row_index, place = np.nonzero(asked)
+        column = columns[row_index, place]
+        elbows = elbows_many(arm, x[row_index], y[row_index], headings[row_index, column], branch)
+        take_up, take_down, _, _, _ = branch_rule(arm, elbows, branch)
+        ok[row_index, column] = elbows.solved & (take_up | take_down)
+        where[row_index, column] = np.arange(row_index.size) + sum(len(e.solved) for e in rounds)
+        rounds.append(elbows)
+    return Asked(ok, where, joined(rounds))
+
+
+FIRST_ROUND = 4
+"""Candidate headings per row asked in the first pass (the nearest; most rows find theirs
+among them)."""
 
 
 def _merge(answers: Answers, rows: np.ndarray, part: Answers) -> None:
@@ -313,15 +339,6 @@ def _merge(answers: Answers, rows: np.ndarray, part: Answers) -> None:
             column[rows] = values
     answers.has_other[rows] = part.has_other
     answers.manipulability[rows] = part.manipulability
-
-
-def _feasible(
-    arm: PlanarArm, x: np.ndarray, y: np.ndarray, heading: np.ndarray, branch: Branch
-) -> np.ndarray:
-    """Where the unseeded solve with `heading` (rad) has a solution (OK or SINGULAR)."""
-    elbows = elbows_many(arm, x, y, heading, branch)
-    take_up, take_down, _, _, _ = branch_rule(arm, elbows, branch)
-    return elbows.solved & (take_up | take_down)
 
 
 # --- the whole solve --------------------------------------------------------------------------
@@ -376,6 +393,19 @@ def _target(row: np.ndarray) -> tuple[float, float, float | None]:
     """(x, y, heading or None) of a target row, as `PlanarArm.solve` takes them."""
     values = row.tolist()
     return values[0], values[1], (values[2] if len(values) == 3 else None)
+
+
+def joined(parts: list[Elbows]) -> Elbows:
+    """The elbows of `parts`' rows, one after the other."""
+    values = {}
+    for field in fields(Elbows):
+        first = getattr(parts[0], field.name)
+        if isinstance(first, list):  # one column per joint
+            columns = zip(*(getattr(part, field.name) for part in parts), strict=True)
+            values[field.name] = [np.concatenate(column) for column in columns]
+        else:
+            values[field.name] = np.concatenate([getattr(part, field.name) for part in parts])
+    return Elbows(**values)
 
 
 def subset(elbows: Elbows, rows: np.ndarray) -> Elbows:

@@ -293,8 +293,10 @@ class SpatialArm(SpatialChain):
         return sides, refused
 
     def _fit_yaw(self, yaw: float, current: Joints | None) -> float | None:
-        """`yaw` moved by k * 2 pi into the yaw limits (nearest `current`'s yaw), or None."""
-        return fit_angle(yaw, self.yaw_limits, None if current is None else current[0])
+        """`yaw` moved by k * 2 pi into the yaw limits (nearest `current`'s yaw: only limits a
+        turn apart or more leave a choice), or None."""
+        near = None if current is None or self.yaw_fits_once else current[0]
+        return fit_angle(yaw, self.yaw_limits, near)
 
     def _attempt(
         self,
@@ -313,7 +315,7 @@ class SpatialArm(SpatialChain):
             heading = wrap_angle(pitch - delta if side.back else pitch + delta)
         planar_current = None
         if current is not None:
-            planar_current = self.planar_joints(self.split(current)[1])
+            planar_current = self.planar_joints(current[1 : 1 + self.n_pitch])
             if side.back:
                 planar_current = self.mirror(planar_current)
         planar = chain.solve_valid(
@@ -341,7 +343,7 @@ class SpatialArm(SpatialChain):
         assert self.roll_limits is not None
         held = None if current is None else current[-1]
         wanted = (held if held is not None else 0.0) if roll is None else roll - side.tool_roll
-        fitted = fit_angle(wanted, self.roll_limits, held)
+        fitted = fit_angle(wanted, self.roll_limits, None if self.roll_fits_once else held)
         if fitted is None and roll is None:  # 0 outside the limits: the middle of them
             fitted = 0.5 * (self.roll_limits[0] + self.roll_limits[1])
         if fitted is None:

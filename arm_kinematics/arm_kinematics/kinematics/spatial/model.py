@@ -36,7 +36,7 @@ from ..angles import wrap_angle, wrap_angles
 from ..array_api import array_namespace, where
 from ..planar.arm import PlanarArm
 from ..planar.chain import as_number, chain_frames
-from ..planar.limits import CONTINUOUS
+from ..planar.limits import CONTINUOUS, fits_once
 from .rotations import rot_x, rot_y, rot_z, transform
 
 MIN_PITCH_JOINTS, MAX_PITCH_JOINTS = 2, 3
@@ -194,7 +194,12 @@ class SpatialChain:
         )
         """CONTINUOUS or "limited" per joint, in joint order (for the least-motion rule)."""
         self.yaw_limits: tuple[float, float] = limits[0]
+        self.yaw_fits_once: bool = fits_once(self.yaw_limits)
+        """At most one k * 2 pi shift puts a yaw within its limits (less than a turn apart):
+        the seed's yaw cannot choose it."""
         self.roll_limits: tuple[float, float] | None = limits[-1] if has_roll else None
+        self.roll_fits_once: bool = has_roll and fits_once(limits[-1])
+        """As `yaw_fits_once`, for the roll joint."""
         planar = {
             "singularity_margin": singularity_margin,
             "edge_tolerance": edge_tolerance,
