@@ -219,7 +219,6 @@ class HeadingIk(dict):
     """
 
     def __init__(self, chain: Any, x: float, y: float) -> None:
-        super().__init__()
         self.lengths: tuple[float, float, float] = chain.link_lengths
         self.edge_tolerance: float = chain.edge_tolerance
         self.x, self.y = x, y

@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ..angles import TAU, wrap_angle
 from .closed_form import HeadingIk
@@ -78,12 +78,10 @@ class _Motion(dict):
     fills itself). A 3R chain has three joints: the sums over them are written out."""
 
     def __init__(self, chain: PlanarChain, ik: HeadingIk, elbow: int, current: Joints):
-        super().__init__()
         self.chain, self.ik, self.elbow, self.current = chain, ik, elbow, current
         self.x, self.y = ik.x, ik.y
         self.lengths = chain.link_lengths
         self.wrapped = CONTINUOUS in chain.joint_kinds  # some motion goes the short way round
-        self._margins: dict[float, float] = {}
 
     def __missing__(self, heading: float) -> Pose | None:
         elbows = self.ik[heading]
@@ -103,7 +101,7 @@ class _Motion(dict):
         cost = m1 * m1 + m2 * m2 + m3 * m3
         slope = m1 * d1 + m2 * d2 + m3 * d3
         curvature = (d1 * d1 + m1 * s1) + (d2 * d2 + m2 * s2) + (d3 * d3 + m3 * s3)
-        pose = Pose(joints, cost, slope, curvature, rates[0])
+        pose = (joints, cost, slope, curvature, rates[0])
         self[heading] = pose
         return pose
 
@@ -111,7 +109,7 @@ class _Motion(dict):
         """The elbow's joints at `heading`, moved by 2 pi into the limits nearest `current`
         (as the solve does); None off the ring."""
         pose = self[heading]
-        return None if pose is None else pose.joints
+        return None if pose is None else pose[0]
 
     def feasible(self, heading: float) -> Pose | None:
         """The elbow's pose at `heading` where it is within the limits (after the 2 pi shift
@@ -119,34 +117,28 @@ class _Motion(dict):
         pose = self[heading]
         if pose is None:
             return None
-        margins = self._margins
-        if heading not in margins:
-            fitted = pose.joints
-            if self.chain.shifts_can_fit:
-                fitted = self.chain.fit_into_limits(fitted, fitted)
-            margins[heading] = -math.inf if fitted is None else self.chain.limit_margin(fitted)
-        return pose if margins[heading] >= -LIMIT_TOLERANCE else None
+        fitted = pose[0]
+        if self.chain.shifts_can_fit:
+            fitted = self.chain.fit_into_limits(fitted, fitted)
+        if fitted is None or not self.chain.limit_margin(fitted) >= -LIMIT_TOLERANCE:
+            return None
+        return pose
 
     def cost(self, heading: float) -> float:
         """Squared joint motion (rad^2) at `heading`; inf off the ring."""
         pose = self[heading]
-        return math.inf if pose is None else pose.cost
+        return math.inf if pose is None else pose[1]
 
     def slope(self, heading: float) -> tuple[float, float]:
         """Half the first and second derivatives of the squared motion by the heading."""
         pose = self[heading]
-        return (math.nan, math.nan) if pose is None else (pose.slope, pose.curvature)
+        return (math.nan, math.nan) if pose is None else (pose[2], pose[3])
 
 
-class Pose(NamedTuple):
-    """One elbow at one heading: its joints (rad), their squared motion from current (rad^2),
-    half its first and second derivatives by the heading, the joints' rates (`joint_rates`)."""
-
-    joints: Joints
-    cost: float
-    slope: float
-    curvature: float
-    rates: Joints
+Pose = tuple[Joints, float, float, float, Joints]
+"""One elbow at one heading: (its joints (rad), their squared motion from current (rad^2),
+half its first and second derivatives by the heading, the joints' rates (`joint_rates`)): a
+plain tuple, unpacked where read (built for every heading a search tries)."""
 
 
 def _minimum_on(motion: _Motion, lo: float, hi: float) -> tuple[float, float]:
@@ -347,14 +339,14 @@ def _near_current(
         at_held = motion.feasible(held)
         if at_held is None:
             continue
-        found = [(at_held.cost, held)]
-        if at_held.cost <= SETTLED:  # current reaches the target: nothing moves less
+        found = [(at_held[1], held)]
+        if at_held[1] <= SETTLED:  # current reaches the target: nothing moves less
             return wrap_angle(held), elbow
         heading = _newton_from(motion, held)
         if heading is not None:
             at_heading = motion.feasible(heading)
             if at_heading is not None:
-                found.append((at_heading.cost, heading))
+                found.append((at_heading[1], heading))
         cost, heading = min(found)
         window = SQRT_3 * math.sqrt(cost) + 1e-9
         if window > NEAR:
@@ -370,7 +362,7 @@ def _near_current(
             near = math.isfinite(cut) and abs(wrap_angle(cut - held)) <= window
             at_cut = motion.feasible(cut) if near else None
             if at_cut is not None:
-                found.append((at_cut.cost, cut))
+                found.append((at_cut[1], cut))
         cost, heading = min(found)
         return wrap_angle(heading), elbow
     return None
@@ -385,11 +377,13 @@ def _clear(chain: PlanarChain, motion: _Motion, headings: Sequence[float], windo
     inner, outer = abs(l1 - l2), l1 + l2
     for heading in headings:
         pose = motion[heading]
-        if pose is None or abs(math.sin(pose.joints[1])) < 0.05:
+        if pose is None:
             return False
-        d1, d2, d3 = pose.rates
+        joints, _, _, _, (d1, d2, d3) = pose
+        if abs(math.sin(joints[1])) < 0.05:
+            return False
         moved = 2.0 * window * (abs(d1) + abs(d2) + abs(d3))
-        if chain.limit_margin(pose.joints) <= moved:
+        if chain.limit_margin(joints) <= moved:
             return False
         wrist_x, wrist_y = motion.x - l3 * math.cos(heading), motion.y - l3 * math.sin(heading)
         wrist = math.sqrt(wrist_x * wrist_x + wrist_y * wrist_y)
@@ -404,9 +398,12 @@ def _newton_from(motion: _Motion, heading: float) -> float | None:
     within 12 steps or meets a non-convex stretch."""
     for _ in range(12):
         pose = motion[heading]
-        if pose is None or not (math.isfinite(pose.slope) and pose.curvature > 0.0):
+        if pose is None:
             return None
-        step = pose.slope / pose.curvature
+        _, _, slope, curvature, _ = pose
+        if not (math.isfinite(slope) and curvature > 0.0):
+            return None
+        step = slope / curvature
         heading -= step
         if abs(step) < 1e-10:
             return heading

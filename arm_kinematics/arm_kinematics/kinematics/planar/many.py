@@ -358,17 +358,18 @@ def solve_many(arm: PlanarArm, targets: Any, branch: Any, current: Any, chain: b
     heading = rows[:, 2] if rows.shape[1] == 3 else None
     out.put(unseeded, solve_unseeded(arm, x[unseeded], y[unseeded], _at(heading, unseeded), rule))
     if n == 3 and heading is None:  # the least motion from a seed: a search per row
+        points = rows[in_order, :2].tolist()
 
-        def solve_row(index: int, seed: tuple[float, ...] | None) -> tuple:
-            result = arm.solve_valid(float(x[index]), float(y[index]), None, rule, seed)
-            return result.status, result.joints, result.alternative, result.manipulability
+        def solve_row(place: int, seed: tuple[float, ...] | None) -> tuple:
+            x_row, y_row = points[place]
+            answer = arm.solve_valid(x_row, y_row, None, rule, seed)
+            return answer.status, answer.joints, answer.alternative, answer.manipulability
 
     else:  # both elbows of every row at once, the choice row by row
         elbows = elbows_many(arm, x[in_order], y[in_order], _at(heading, in_order), rule)
-        position = {index: place for place, index in enumerate(in_order.tolist())}
 
-        def solve_row(index: int, seed: tuple[float, ...] | None) -> tuple:
-            return choose_row(arm, elbows, position[index], rule, seed)
+        def solve_row(place: int, seed: tuple[float, ...] | None) -> tuple:
+            return choose_row(arm, elbows, place, rule, seed)
 
     out.put_in_order(in_order, seeds, chain, solve_row)
     return out.arrays(seeds, lambda i: arm.solve(*_target(rows[i]), branch, seeds.row(i, current)))

@@ -111,9 +111,10 @@ class Output:
         self.manipulability[rows] = answers.manipulability
 
     def put_in_order(self, rows: np.ndarray, seeds: Seeds, chain: bool, solve_row) -> None:
-        """Solve `rows` one at a time, in order (`solve_row(index, seed)` -> (status,
-        joints, other, manipulability)); in a chain each row seeded by the last solution.
-        The loop is plain floats and lists; the arrays are filled once at the end."""
+        """Solve `rows` one at a time, in order (`solve_row(place, seed)` -> (status,
+        joints, other, manipulability), `place` the row's place in `rows`); in a chain each
+        row seeded by the last solution. The loop is plain floats and lists; the arrays are
+        filled once at the end."""
         indices = rows.tolist()
         if not indices:
             return
@@ -132,7 +133,7 @@ class Output:
                 row_seeds.append(seed)
             else:
                 seed = row_seeds[place]
-            status, joints, other, manipulability = solve_row(index, seed)
+            status, joints, other, manipulability = solve_row(place, seed)
             statuses.append(status)
             if joints is not None and status <= SOLVED_MAX:
                 solved.append(index)

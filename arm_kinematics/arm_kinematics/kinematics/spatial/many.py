@@ -28,7 +28,7 @@ from ..array_api import norm
 from ..planar.branches import MARGIN_TIE
 from ..planar.many import Answers, solve_unseeded
 from ..planar.rows import Order
-from ..types import Answer, Branch, IkArrays, IkStatus
+from ..types import Branch, IkArrays, IkStatus
 from .model import outward_angles_of
 
 if TYPE_CHECKING:
@@ -108,11 +108,9 @@ def solve_many(
         rows.orient(arm, rotations[unseeded])
     out.put(unseeded, _solve_unseeded(arm, rows))
 
-    def solve_row(index: int, seed: tuple[float, ...] | None) -> tuple:
-        answer = _row_answer(arm, index, positions, pitch, roll, rotations, rule, seed)
-        return answer.status, answer.joints, answer.alternative, answer.manipulability
-
-    out.put_in_order(in_order, seeds, chain, solve_row)
+    out.put_in_order(
+        in_order, seeds, chain, _in_order(arm, in_order, positions, pitch, roll, rotations, rule)
+    )
     return out.arrays(
         seeds,
         lambda i: _scalar(arm, i, positions, pitch, roll, rotations, branch, seeds.row(i, current)),
@@ -123,15 +121,29 @@ def _at(column: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
     return None if column is None else column[rows]
 
 
-def _row_answer(arm, index, positions, pitch, roll, rotations, branch, seed) -> Answer:
-    """The scalar solve's answer of a valid row `index` (finite values, a checked `branch`
-    and seed), without its words (a seeded row solved in order)."""
-    x, y, z = positions[index].tolist()
+def _in_order(arm, rows, positions, pitch, roll, rotations, branch):
+    """`solve_row(place, seed)` of `Output.put_in_order` for the valid `rows` solved in order
+    (finite values, a checked `branch` and seed): the scalar solve's answer of each, without
+    its words, its values read from the arrays once."""
+    points = positions[rows].tolist()
     if rotations is not None:
-        return arm.rotation_answer(x, y, z, rotations[index].tolist(), branch, seed)
-    row_pitch = None if pitch is None else float(pitch[index])
-    row_roll = None if roll is None else float(roll[index])
-    return arm.answer(x, y, z, row_pitch, row_roll, branch, seed)
+        matrices = rotations[rows].tolist()
+
+        def solve_row(place: int, seed: tuple[float, ...] | None) -> tuple:
+            x, y, z = points[place]
+            answer = arm.rotation_answer(x, y, z, matrices[place], branch, seed)
+            return answer.status, answer.joints, answer.alternative, answer.manipulability
+
+        return solve_row
+    pitches = [None] * len(points) if pitch is None else pitch[rows].tolist()
+    rolls = [None] * len(points) if roll is None else roll[rows].tolist()
+
+    def solve_row(place: int, seed: tuple[float, ...] | None) -> tuple:
+        x, y, z = points[place]
+        answer = arm.answer(x, y, z, pitches[place], rolls[place], branch, seed)
+        return answer.status, answer.joints, answer.alternative, answer.manipulability
+
+    return solve_row
 
 
 def _scalar(arm, index, positions, pitch, roll, rotations, branch, seed):

@@ -183,6 +183,8 @@ class SpatialChain:
         self.planar_shifts: tuple[float, ...] = self._planar_shifts()
         """phi_i - q_i per pitch joint (rad): `planar_joints` adds them, `pitch_joints` takes
         them off."""
+        self.bent: bool = any(shift != 0.0 for shift in self.planar_shifts)
+        """Some link is bent: the plane's angles differ from the pitch joints."""
         names = tuple(f"joint {i + 1}" for i in range(n)) if joint_names is None else joint_names
         self.joint_names: tuple[str, ...] = tuple(str(name) for name in names)
         if len(self.joint_names) != n:
@@ -307,6 +309,8 @@ class SpatialChain:
         >>> SpatialChain((0.13, 0.12), link_angle_offsets=(0.5, 0.0)).planar_joints((0.1, 0.2))
         (0.6, -0.3)
         """
+        if not self.bent:
+            return tuple(pitch_joints)
         return tuple([q + s for q, s in zip(pitch_joints, self.planar_shifts, strict=True)])
 
     def pitch_joints(self, planar: Sequence[float]) -> tuple[float, ...]:
@@ -315,6 +319,8 @@ class SpatialChain:
         >>> SpatialChain((0.13, 0.12), link_angle_offsets=(0.5, 0.0)).pitch_joints((0.6, -0.3))
         (0.09999999999999998, 0.2)
         """
+        if not self.bent:
+            return tuple(planar)
         return tuple([phi - s for phi, s in zip(planar, self.planar_shifts, strict=True)])
 
     @staticmethod
