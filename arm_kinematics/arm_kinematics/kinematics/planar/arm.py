@@ -47,13 +47,12 @@ from ..types import (
     invalid_input,
     refusal,
 )
-from . import many
+from . import free_heading, many
 from .branches import ONLY_WITHIN_LIMITS, Choice, choose_branch
 from .chain import PlanarChain, as_number
 from .closed_form import (
     HEADING_MATCH_TOLERANCE,
     NEAR_COINCIDENT,
-    HeadingIk,
     three_link_ik,
     three_link_manipulability,
     two_link_ik,
@@ -61,23 +60,13 @@ from .closed_form import (
 )
 from .explain import (
     heading_mismatch_text,
-    no_heading_text,
     solved_words,
     wrong_elbow_heading_text,
 )
-from .failures import limit_failure, ring_failure, with_heading_note, wrist_failure
-from .least_motion import least_motion_heading
+from .failures import limit_failure, ring_failure, wrist_failure
 from .limits import LIMIT_TOLERANCE
-from .tool_angles import heading_band, limit_headings, nearest_feasible
 
 Joints = tuple[float, ...]
-
-
-def _elbows_of(branch: Branch) -> tuple[int, ...]:
-    """The elbows (0 up, 1 down) a branch rule may take."""
-    if branch is Branch.ELBOW_UP:
-        return (0,)
-    return (1,) if branch is Branch.ELBOW_DOWN else (0, 1)
 
 
 class PlanarArm(PlanarChain):
@@ -176,7 +165,7 @@ class PlanarArm(PlanarChain):
         what the spatial solve calls for its vertical plane."""
         n = self.n_joints
         if n == 3 and heading is None:
-            return self._solve_free_heading(x, y, branch, current)
+            return free_heading.solve(self, x, y, branch, current)
 
         # 2. TOO_FAR / TOO_CLOSE, then the closed form: both elbows, limits not applied yet.
         # The closed form fails when the target (2R) or the wrist point (3R) is off links
@@ -322,13 +311,6 @@ class PlanarArm(PlanarChain):
         words = partial(solved_words, chosen, coincident, reason, sin_elbow, margin)
         return Answer(status, chosen, words, other, manipulability)
 
-    def solve_checked(
-        self, x: float, y: float, heading: float | None, branch: Branch, current: Joints | None
-    ) -> IkResult:
-        """`solve` for a caller that has checked `current` already (None or n finite floats,
-        rad); the rest is checked as `solve` checks it."""
-        return self.answer(x, y, heading, branch, current).result()
-
     def _checked_current(self, current: Any) -> Joints | IkResult:
         """`current` as n finite floats (rad), or its INVALID_INPUT."""
         if isinstance(current, (str, bytes)):
@@ -345,98 +327,6 @@ class PlanarArm(PlanarChain):
         if not all(map(math.isfinite, values)):
             return invalid_input(f"current {values!r} holds a NaN or infinite value")
         return values
-
-    # --- 3R without a heading ---------------------------------------------------------------
-
-    def _solve_free_heading(
-        self, x: float, y: float, branch: Branch, current: Joints | None
-    ) -> Answer:
-        """A 3R target without a heading: the heading by the rule of `tool_angles.py` (least
-        motion from `current`; without it, or for MAX_LIMIT_MARGIN, the feasible heading
-        nearest the one pointing away from the base), then solved with it (its closed form
-        computed once: `HeadingIk`)."""
-        r = norm(x, y)
-        inner, outer = self.ring
-        if not inner - self.edge_tolerance <= r <= outer + self.edge_tolerance:
-            return ring_failure(x, y, r, self.ring)
-        ik = HeadingIk(self, x, y)
-        if current is not None and branch is not Branch.MAX_LIMIT_MARGIN:
-            found = least_motion_heading(self, x, y, _elbows_of(branch), current, ik)
-            if found is None:  # off the band (within edge_tolerance of the ring), or limits
-                return self._no_heading(x, y, r, branch)
-            heading = found[0]
-            answer = self._choose_at(ik, heading, branch, current)
-            return with_heading_note(answer, heading, "least motion from current")
-        phi, delta_lo, _ = heading_band(self.link_lengths, x, y, self.edge_tolerance)
-        if delta_lo != delta_lo:  # only within edge_tolerance of the ring: nothing fits
-            return ring_failure(x, y, r, self.ring)
-        return self._nearest_feasible_heading(ik, phi, delta_lo, branch)
-
-    def _no_heading(self, x: float, y: float, r: float, branch: Branch) -> Answer:
-        """Why no heading solves a 3R target `r` m from the base: it is only within
-        edge_tolerance of its ring, where no heading reaches it (`heading_band`), or every
-        heading breaks a joint limit."""
-        _, delta_lo, _ = heading_band(self.link_lengths, x, y, self.edge_tolerance)
-        if delta_lo != delta_lo:
-            return ring_failure(x, y, r, self.ring)
-        return refusal(IkStatus.JOINT_LIMIT, no_heading_text, x, y, branch)
-
-    def _choose_at(
-        self, ik: HeadingIk, heading: float, branch: Branch, current: Joints | None
-    ) -> Answer:
-        """Steps 2-6 of a 3R target at `heading` (rad), its closed form from `ik`."""
-        elbows = ik[heading]
-        if elbows is None:
-            return wrist_failure(self, ik.x, ik.y, heading)
-        up, down, sin_elbow = elbows
-        return self._choose(branch, current, up, down, sin_elbow, sin_elbow == 0.0)
-
-    def free_heading_candidates(self, x: Any, y: Any, phi: Any, delta_lo: Any) -> list[Any]:
-        """The headings (rad; floats, or arrays for many targets) among which the nearest
-        feasible one to `phi` lies (`tool_angles.py`): the reachable one nearest `phi` (first),
-        its mirror image about `phi`, and every limit heading."""
-        return [phi + delta_lo, phi - delta_lo, *limit_headings(self, x, y)]
-
-    def _nearest_feasible_heading(
-        self, ik: HeadingIk, phi: float, delta_lo: float, branch: Branch
-    ) -> Answer:
-        """A 3R target without `current`, solved at the feasible heading nearest the one
-        pointing away from the base (`tool_angles.nearest_feasible`, the candidates tried
-        nearest first), or JOINT_LIMIT when no heading is feasible."""
-        away = wrap_angle(phi + delta_lo)
-        choice = self._choice_at(ik, away, branch)
-        if choice is not None:
-            answer = self._answer_at(ik, away, choice)
-            return with_heading_note(answer, away, "pointing away from the base")
-        headings = self.free_heading_candidates(ik.x, ik.y, phi, delta_lo)
-        choices: dict[int, Choice | None] = {}
-
-        def feasible(index: int) -> bool:
-            if index == 0:  # the away heading: not feasible
-                return False
-            choices[index] = self._choice_at(ik, wrap_angle(headings[index]), branch)
-            return choices[index] is not None
-
-        index = nearest_feasible(phi, headings, feasible)
-        if index < 0:
-            return refusal(IkStatus.JOINT_LIMIT, no_heading_text, ik.x, ik.y, branch)
-        heading = wrap_angle(headings[index])
-        answer = self._answer_at(ik, heading, choices[index])
-        return with_heading_note(answer, heading, "nearest feasible")
-
-    def _choice_at(self, ik: HeadingIk, heading: float, branch: Branch) -> Choice | None:
-        """The branch rule's choice at `heading` (rad) without a seed (steps 2, 4 and 5, as
-        the solve makes them), or None where the solve has no solution."""
-        elbows = ik[heading]
-        if elbows is None:
-            return None
-        up, down, sin_elbow = elbows
-        return self._choice(branch, None, up, down, sin_elbow == 0.0)[0]
-
-    def _answer_at(self, ik: HeadingIk, heading: float, choice: Choice) -> Answer:
-        """Step 6 at `heading` (rad) for the `choice` `_choice_at` made there."""
-        sin_elbow = ik[heading][2]
-        return self._answer(choice, sin_elbow, sin_elbow == 0.0)
 
     # --- many targets -----------------------------------------------------------------------
 

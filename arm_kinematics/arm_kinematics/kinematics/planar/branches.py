@@ -33,6 +33,17 @@ REQUESTED_ELBOWS = (Branch.ELBOW_UP, Branch.ELBOW_DOWN)
 where a set would hash them through Enum.__hash__, a Python-level method."""
 
 
+def branch_elbows(branch: Branch) -> tuple[int, ...]:
+    """The elbows (0 up, 1 down) a branch rule may take.
+
+    >>> branch_elbows(Branch.ELBOW_DOWN), branch_elbows(Branch.CLOSEST)
+    ((1,), (0, 1))
+    """
+    if branch is Branch.ELBOW_UP:
+        return (0,)
+    return (1,) if branch is Branch.ELBOW_DOWN else (0, 1)
+
+
 def joint_distance(
     joints: Sequence[float], current: Sequence[float], kinds: Sequence[str]
 ) -> float:

@@ -21,7 +21,10 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..angles import TAU, wrap_angle
+from ..array_api import array_namespace
 from .closed_form import HeadingIk
 from .limits import CONTINUOUS, LIMIT_TOLERANCE, WIDE, joint_motion
 from .tool_angles import heading_band, joint_value_headings, limit_headings
@@ -51,16 +54,21 @@ def joint_rates(lengths: Sequence[float], joints: Joints) -> tuple[Joints, Joint
         (theta_1 + theta_2)' = -L3 sin(theta_2 + theta_3) / (L2 sin theta_2),
         theta_3' = 1 - (theta_1 + theta_2)'.
 
+    Floats for one pose, arrays (one per joint) for many (`array_api`).
+
     >>> first, _ = joint_rates((1.0, 0.8, 0.3), (0.3, 1.0, 0.5))
     >>> round(sum(first), 12)  # the joints add up to the heading
     1.0
     """
     l1, l2, l3 = lengths
     _, q2, q3 = joints
-    s2, c2 = math.sin(q2), math.cos(q2)
-    s3, c3 = math.sin(q3), math.cos(q3)
-    s23, c23 = math.sin(q2 + q3), math.cos(q2 + q3)
-    if s2 == 0.0:  # links 1-2 in line: the rates are infinite
+    xp = array_namespace(q2, q3)
+    s2, c2 = xp.sin(q2), xp.cos(q2)
+    s3, c3 = xp.sin(q3), xp.cos(q3)
+    s23, c23 = xp.sin(q2 + q3), xp.cos(q2 + q3)
+    if xp is not math:  # links 1-2 in line: the rates are infinite (NaN) on those rows
+        s2 = np.where(s2 == 0.0, np.nan, s2)
+    elif s2 == 0.0:
         nan = (math.nan, math.nan, math.nan)
         return nan, nan
     rate_1 = l3 * s3 / (l1 * s2)

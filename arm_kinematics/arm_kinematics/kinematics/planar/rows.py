@@ -15,20 +15,21 @@ import numpy as np
 from ..types import SOLVED_MAX, Branch, IkArrays, IkStatus, branch_of
 
 if TYPE_CHECKING:
-    from .many import Answers
+    from .elbows_many import Answers
 
 
 @dataclass
 class Order:
     """How the rows of a `solve_many` are taken: their `seeds`, the branch `rule` (CLOSEST
     where the one given is not a branch: every row INVALID_INPUT then), the `out`put with the
-    invalid rows marked, the `unseeded` rows (on arrays) and those solved `in_order` (seeded,
-    or every row of a chain)."""
+    invalid rows marked, the `unseeded` rows and the `seeded` ones (each its own seed: both on
+    arrays), and those solved `in_order` (every row of a chain)."""
 
     seeds: Seeds
     rule: Branch
     out: Output
     unseeded: np.ndarray
+    seeded: np.ndarray
     in_order: np.ndarray
 
     @classmethod
@@ -42,10 +43,12 @@ class Order:
         out = Output(count, n)
         out.status[~valid] = IkStatus.INVALID_INPUT
         todo = np.flatnonzero(valid)
-        unseeded = todo[~seeds.given[todo]] if not chain else todo[:0]
-        in_order = todo if chain else todo[seeds.given[todo]]
+        none = todo[:0]
+        unseeded = none if chain else todo[~seeds.given[todo]]
+        seeded = none if chain else todo[seeds.given[todo]]
+        in_order = todo if chain else none
         rule = checked if checked is not None else Branch.CLOSEST
-        return cls(seeds, rule, out, unseeded, in_order)
+        return cls(seeds, rule, out, unseeded, seeded, in_order)
 
 
 @dataclass

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..angles import TAU
-from ..array_api import acos_or_nan, arccos, array_namespace, clip, norm, where
+from ..array_api import acos_or_nan, arccos, array_namespace, clip, hypot, norm, where
 from .closed_form import triangle_cosine
 from .limits import CONTINUOUS
 
@@ -139,25 +139,28 @@ class _Target:
 
 
 def _value_headings(
-    target: _Target, lengths: Sequence[float], which: str, value: float
+    target: _Target, lengths: Sequence[float], which: str, value: Any
 ) -> tuple[Any, Any]:
-    """`joint_value_headings` of a `_Target`."""
+    """`joint_value_headings` of a `_Target`; `value` (rad) one for every target, or an array
+    of one per target (a seed's joints)."""
     l1, l2, l3 = lengths
     x, y, xp, phi, r = target.x, target.y, target.xp, target.phi, target.r
+    vp = array_namespace(value)  # the value's own namespace: math for one value
     if which == "joint 1":  # W is L2 from E and L3 from P: the angle at P
-        ex, ey = l1 * math.cos(value) - x, l1 * math.sin(value) - y
+        ex, ey = l1 * vp.cos(value) - x, l1 * vp.sin(value) - y
         gamma = acos_or_nan(triangle_cosine(l3, _positive(norm(ex, ey)), l2), SLACK)
         base, offset = xp.atan2(ey, ex), math.pi
     elif which == "joint 2":  # W at a fixed distance from the base: the angle at P
-        radius = math.sqrt(max(0.0, l1 * l1 + l2 * l2 + 2.0 * l1 * l2 * math.cos(value)))
+        squared = l1 * l1 + l2 * l2 + 2.0 * l1 * l2 * vp.cos(value)
+        radius = vp.sqrt(where(squared > 0.0, squared, 0.0))
         gamma = acos_or_nan(triangle_cosine(r, l3, radius), SLACK)
         base, offset = phi, 0.0
     elif which == "joint 3":  # links 2-3 rigid, E on both circles: the angle at P
-        rigid = complex(l2 + l3 * math.cos(value), l3 * math.sin(value))
-        gamma = acos_or_nan(triangle_cosine(r, abs(rigid), l1), SLACK)
-        base, offset = phi, value - math.atan2(rigid.imag, rigid.real)
+        rigid_x, rigid_y = l2 + l3 * vp.cos(value), l3 * vp.sin(value)
+        gamma = acos_or_nan(triangle_cosine(r, hypot(rigid_x, rigid_y), l1), SLACK)
+        base, offset = phi, value - vp.atan2(rigid_y, rigid_x)
     elif which == "link 2":  # E is L3 from Q = P - L2 u(v) and L1 from the base
-        qx, qy = x - l2 * math.cos(value), y - l2 * math.sin(value)
+        qx, qy = x - l2 * vp.cos(value), y - l2 * vp.sin(value)
         gamma = acos_or_nan(triangle_cosine(_positive(norm(qx, qy)), l3, l1), SLACK)
         base, offset = xp.atan2(qy, qx), 0.0
     elif which == "link 3":
@@ -190,6 +193,18 @@ def limit_headings(chain: PlanarChain, x: Any, y: Any) -> list[Any]:
             if math.isfinite(value):
                 headings.extend(_value_headings(target, chain.link_lengths, which, value))
     return headings
+
+
+def heading_candidates(chain: PlanarChain, x: Any, y: Any, phi: Any, delta_lo: Any) -> list[Any]:
+    """The headings (rad; floats, or arrays for many targets) among which the feasible one
+    nearest `phi` lies: the reachable one nearest `phi` (first), its mirror image about
+    `phi`, and every limit heading (`limit_headings`).
+
+    >>> from arm_kinematics.kinematics import PlanarChain
+    >>> len(heading_candidates(PlanarChain((1.0, 0.8, 0.3)), 1.0, 1.0, 0.785, 0.2))
+    2
+    """
+    return [phi + delta_lo, phi - delta_lo, *limit_headings(chain, x, y)]
 
 
 def _limited_angles(chain: PlanarChain) -> list[tuple[str, tuple[float, float]]]:

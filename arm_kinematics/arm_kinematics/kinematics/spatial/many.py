@@ -26,7 +26,8 @@ import numpy as np
 from ..angles import TAU, wrap_angles
 from ..array_api import norm
 from ..planar.branches import MARGIN_TIE
-from ..planar.many import Answers, solve_unseeded
+from ..planar.elbows_many import Answers
+from ..planar.many import solve_unseeded
 from ..planar.rows import Order
 from ..types import Branch, IkArrays, IkStatus
 from .model import outward_angles_of
@@ -108,9 +109,9 @@ def solve_many(
         rows.orient(arm, rotations[unseeded])
     out.put(unseeded, _solve_unseeded(arm, rows))
 
-    out.put_in_order(
-        in_order, seeds, chain, _in_order(arm, in_order, positions, pitch, roll, rotations, rule)
-    )
+    for rows_in_order in (order.seeded, in_order):
+        solve_row = _in_order(arm, rows_in_order, positions, pitch, roll, rotations, rule)
+        out.put_in_order(rows_in_order, seeds, chain, solve_row)
     return out.arrays(
         seeds,
         lambda i: _scalar(arm, i, positions, pitch, roll, rotations, branch, seeds.row(i, current)),
