@@ -23,7 +23,8 @@ from .planning.line import LinePath
 from .planning.line_plan import LinePlan, plan_line
 from .planning.polyline import PolylinePlan, plan_polyline, polyline_paths, polyline_step_counts
 from .spatial.arm import SpatialArm
-from .spatial.model import SpatialChain, ToolPose, outward_angles, outward_rotation
+from .spatial.model import SpatialChain, ToolPose
+from .spatial.outward import outward_angles, outward_rotation
 from .types import BRANCH_NAMES, Branch, IkArrays, IkResult, IkStatus, PlanStatus, branch_of
 
 __all__ = [

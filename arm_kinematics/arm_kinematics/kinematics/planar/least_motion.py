@@ -193,7 +193,9 @@ def _minimum_on(motion: _Motion, lo: float, hi: float) -> tuple[float, float]:
 
 def _slope_root(motion: _Motion, lo: float, hi: float) -> tuple[float, float]:
     """(squared motion, heading) where the slope, < 0 at `lo` and > 0 at `hi`, is 0: Newton's
-    method within the bracket, halving it where a step would leave it."""
+    method within the bracket, halving it where a step would leave it, until a Newton step
+    moves less than ROOT_STEP (the root found to rounding) or the bracket is narrower than
+    ROOT_BRACKET."""
     heading = 0.5 * (lo + hi)
     for _ in range(60):
         slope, curvature = motion.slope(heading)
@@ -204,10 +206,19 @@ def _slope_root(motion: _Motion, lo: float, hi: float) -> tuple[float, float]:
         else:
             hi = heading
         step = heading - slope / curvature if curvature > 0.0 else math.nan
-        heading = step if lo < step < hi else 0.5 * (lo + hi)
-        if hi - lo < 1e-13:
+        newton = lo < step < hi
+        settled = newton and abs(step - heading) < ROOT_STEP
+        heading = step if newton else 0.5 * (lo + hi)
+        if settled or hi - lo < ROOT_BRACKET:
             break
     return motion.cost(heading), heading
+
+
+ROOT_STEP = 1e-14
+"""rad: a Newton step this small ends the search for the slope's root (the next would be
+about its square: rounding)."""
+ROOT_BRACKET = 1e-15
+"""rad: a bracket this narrow ends it too (a few units in the last place of a heading)."""
 
 
 def heading_pieces(

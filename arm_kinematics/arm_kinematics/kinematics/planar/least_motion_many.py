@@ -7,8 +7,8 @@ window it leaves is clear), then, for the rows it does not settle, every piece o
 headings, nearest the held heading first (`piece_search_many.full_search`). The formulas are
 the scalar search's (`closed_form`, `tool_angles`, `joint_rates` on arrays); a row's answer
 equals the scalar one to rounding: numpy's atan2 differs from math's in the last bit at times,
-which moves a heading found inside a piece within its 1e-13 rad bracket, so rows whose joints
-turn fast there (RATE_GUARD) are searched by the scalar search itself.
+which moves a heading found inside a piece by rounding, so rows whose joints turn very fast
+there (RATE_GUARD) are searched by the scalar search itself.
 
 Arrays (M,), one row per target. Metres and radians, the chain's plane, relative joints.
 """
@@ -57,12 +57,13 @@ def least_motion_headings(
     return found, heading, elbow
 
 
-RATE_GUARD = 5.0
-"""A least motion inside a piece is known to its bracket's width, 1e-13 rad of heading, and
-numpy's last bits and math's (atan2 differs at times) can take either search anywhere in
-it; a joint turning this many times as fast as the heading there (near full stretch or
-fold) would part the answers by more than 1e-12 rad, so such rows are searched by the
-scalar search itself."""
+RATE_GUARD = 100.0
+"""A least motion inside a piece is a root of the slope found to rounding (a Newton step under
+`least_motion.ROOT_STEP`, or a bracket under `ROOT_BRACKET`, 1e-15 rad), and numpy's last
+bits and math's (atan2 differs at times) can move it that much; a joint turning this many
+times as fast as the heading there (right at full stretch or fold) could then move by 1e-13
+rad: such rows are searched by the scalar search itself, so that every row's answer is the
+scalar one to 1e-12 rad."""
 
 
 def _sensitive(rows: Rows, found: np.ndarray, heading: np.ndarray, elbow: np.ndarray) -> np.ndarray:

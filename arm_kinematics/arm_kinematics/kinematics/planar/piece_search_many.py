@@ -18,7 +18,7 @@ import numpy as np
 
 from ..angles import TAU, wrap_angles
 from .closed_form import last_joint, two_link_ik_many, wrist_point
-from .least_motion import SQRT_3
+from .least_motion import ROOT_BRACKET, ROOT_STEP, SQRT_3
 from .limits import CONTINUOUS, LIMIT_TOLERANCE, WIDE
 from .motion_rows import Rows, least, stacked
 from .tool_angles import _Target, _value_headings, heading_band, limit_headings
@@ -245,7 +245,7 @@ def _slope_root(
     rows: Rows, elbow: np.ndarray, lo: np.ndarray, hi: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """`least_motion._slope_root` of every row: (squared motion, heading) where the slope,
-    < 0 at `lo` and > 0 at `hi`, is 0, by Newton's method within the bracket."""
+    < 0 at `lo` and > 0 at `hi`, is 0, by Newton's method within the bracket (to rounding)."""
     lo, hi = lo.copy(), hi.copy()
     heading = 0.5 * (lo + hi)
     active = np.arange(len(lo))
@@ -261,9 +261,10 @@ def _slope_root(
         hi[active] = np.where(slope < 0.0, hi[active], now)
         with np.errstate(divide="ignore", invalid="ignore"):
             step = np.where(curvature > 0.0, now - slope / curvature, np.nan)
-        inside = (lo[active] < step) & (step < hi[active])
-        heading[active] = np.where(inside, step, 0.5 * (lo[active] + hi[active]))
-        active = active[hi[active] - lo[active] >= 1e-13]
+        newton = (lo[active] < step) & (step < hi[active])
+        settled = newton & (np.abs(step - now) < ROOT_STEP)
+        heading[active] = np.where(newton, step, 0.5 * (lo[active] + hi[active]))
+        active = active[~settled & (hi[active] - lo[active] >= ROOT_BRACKET)]
         if active.size == 0:
             break
     return rows.poses(heading, elbow).cost, heading

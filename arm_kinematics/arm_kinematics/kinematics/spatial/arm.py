@@ -53,10 +53,10 @@ from ..types import (
     refusal,
 )
 from . import explain, many
-from .many import FAILURE_ORDER, ROLL_MATCH_TOLERANCE
-from .model import SpatialChain, outward_angles_of
+from .model import SpatialChain
+from .outward import outward_angles_of
 from .rotations import checked_rotation
-from .sides import Attempt, Side, fit_angle, same_angle
+from .sides import ROLL_MATCH_TOLERANCE, Attempt, Side, fit_angle, same_angle
 
 Joints = tuple[float, ...]
 
@@ -227,7 +227,7 @@ class SpatialArm(SpatialChain):
         attempts = self._attempts(sides, z, pitch, roll, branch, current)
         solved = [a for a in attempts if a.result.ok]
         if not solved:
-            return _nearest_failure(attempts, refused)
+            return explain.nearest_failure(attempts, refused)
         chosen = self._choose(solved, branch, current)
         return self._finish(chosen, rho, refused, pitch is None and self.n_pitch == 3)
 
@@ -390,43 +390,13 @@ class SpatialArm(SpatialChain):
         side = chosen.side
         singular = side.name == "axis" or rho < near
         status = IkStatus.SINGULAR if singular else answer.status
-        words = partial(
-            self._finished_words, answer, side, refused, chose_pitch, singular, rho, near
-        )
-        return Answer(status, answer.joints, words, answer.alternative, manipulability)
-
-    def _finished_words(
-        self,
-        answer: Answer,
-        side: Side,
-        refused: list[tuple[str, float]],
-        chose_pitch: bool,
-        near_axis: bool,
-        rho: float,
-        near: float,
-    ) -> str:
-        """The words of `_finish`'s answer: the planar solve's, with the side (and the tool
-        pitch it chose, rad outward), then why it is SINGULAR `near_axis` (`rho` m from it,
-        within `near` m)."""
         pitch = None
         if chose_pitch:  # the tool pitch a 3-joint chain chose, said
             frame_pitch = math.fsum(self.split(answer.joints)[1])  # the last link above level
             pitch = wrap_angle(math.pi - frame_pitch if side.back else frame_pitch)
-        message = explain.side_text(answer.words(), side, refused, pitch)
-        if near_axis:
-            message = explain.yaw_axis_text(message, rho, near, side)
-        return message
-
-    # --- limits over every joint ------------------------------------------------------------
-
-    def limit_margin(self, joints: Sequence[float]) -> float:
-        """The smallest distance (rad) of any joint to a limit (link angles included)."""
-        yaw, pitches, roll = self.split(joints)
-        margin = self.vertical.limit_margin(self.planar_joints(pitches))
-        pairs = [(yaw, self.yaw_limits)]
-        if self.roll_limits is not None:
-            pairs.append((roll, self.roll_limits))
-        return min(margin, *(min(q - lo, hi - q) for q, (lo, hi) in pairs))
+        axis = (rho, near) if singular else None
+        words = partial(explain.solved_words, answer.words, side, refused, pitch, axis)
+        return Answer(status, answer.joints, words, answer.alternative, manipulability)
 
     # --- many targets -----------------------------------------------------------------------
 
@@ -529,20 +499,3 @@ class SpatialArm(SpatialChain):
             elif stop_on_failure:
                 break
         return results
-
-
-def _nearest_failure(attempts: list[Attempt], refused: list[tuple[str, float]]) -> Answer:
-    """The failure of the side nearest to a solution (the front on a tie), naming the other."""
-    rank = {status: index for index, status in enumerate(FAILURE_ORDER)}
-    best = max(attempts, key=lambda a: rank.get(a.result.status, -1))  # max keeps the first
-    others = [a for a in attempts if a is not best]
-    return refusal(best.result.status, _failure_words, best, others, refused)
-
-
-def _failure_words(best: Attempt, others: list[Attempt], refused: list[tuple[str, float]]) -> str:
-    return explain.failure_text(
-        best.result.words(),
-        best.side,
-        [(other.side, other.result.words()) for other in others],
-        refused,
-    )

@@ -8,11 +8,12 @@ headings in the vertical plane) is kept and said to be in that plane.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..planar.explain import degrees_text, metres_text
+from ..types import Answer, refusal
 from .model import SpatialChain
-from .sides import Side
+from .sides import FAILURE_ORDER, Attempt, Side
 
 PLANE_WORDS = "in the arm's vertical plane (forward and up from the shoulder)"
 
@@ -183,3 +184,45 @@ def failure_text(
         parts.append(f"{other_where}: {_in_plane(other_message)}")
     parts += [_refused_words(name, yaw) for name, yaw in refused]
     return "; ".join(parts)
+
+
+def solved_words(
+    words: Callable[[], str],
+    side: Side,
+    refused: Sequence[tuple[str, float]],
+    pitch: float | None,
+    axis: tuple[float, float] | None,
+) -> str:
+    """A solved spatial answer's message: the planar solve's `words`, with the side (and the
+    tool `pitch` a 3-joint chain chose, rad outward: `side_text`), then, where the tool is
+    within `axis` = (rho, near) m of the yaw axis, why it is SINGULAR (`yaw_axis_text`)."""
+    message = side_text(words(), side, refused, pitch)
+    if axis is not None:
+        message = yaw_axis_text(message, *axis, side)
+    return message
+
+
+def nearest_failure(attempts: Sequence[Attempt], refused: Sequence[tuple[str, float]]) -> Answer:
+    """The failure of the side nearest to a solution (FAILURE_ORDER; the first tried on a
+    tie), its words naming the others (`failure_text`), made when read.
+
+    >>> from arm_kinematics.kinematics.types import Answer, IkStatus
+    >>> far = Answer(IkStatus.TOO_FAR, None, lambda: "TOO_FAR: 1 m from the base")
+    >>> nearest_failure([Attempt(Side("front", 0.0, False, 1.0), far)], []).result().message[-56:]
+    'forward and up from the shoulder): 1 m from the shoulder'
+    """
+    rank = {status: index for index, status in enumerate(FAILURE_ORDER)}
+    best = max(attempts, key=lambda a: rank.get(a.result.status, -1))  # max keeps the first
+    others = [a for a in attempts if a is not best]
+    return refusal(best.result.status, _failure_words, best, others, refused)
+
+
+def _failure_words(
+    best: Attempt, others: Sequence[Attempt], refused: Sequence[tuple[str, float]]
+) -> str:
+    return failure_text(
+        best.result.words(),
+        best.side,
+        [(other.side, other.result.words()) for other in others],
+        refused,
+    )

@@ -11,8 +11,18 @@ from typing import NamedTuple
 
 from ..angles import wrap_angle
 from ..planar.limits import shift_range
-from ..types import Answer
-from .many import ROLL_MATCH_TOLERANCE
+from ..types import Answer, IkStatus
+
+ROLL_MATCH_TOLERANCE = 1e-9
+"""rad: how close a requested roll must be to 0 or pi on an arm without a wrist roll."""
+FAILURE_ORDER = (
+    IkStatus.INVALID_INPUT,
+    IkStatus.TOO_FAR,
+    IkStatus.TOO_CLOSE,
+    IkStatus.ORIENTATION_UNREACHABLE,
+    IkStatus.JOINT_LIMIT,
+)
+"""Failure statuses from farthest to nearest to a solution, for choosing which side reports."""
 
 
 class Side(NamedTuple):
