@@ -390,12 +390,8 @@ class SpatialArm(SpatialChain):
         side = chosen.side
         singular = side.name == "axis" or rho < near
         status = IkStatus.SINGULAR if singular else answer.status
-        pitch = None
-        if chose_pitch:  # the tool pitch a 3-joint chain chose, said
-            frame_pitch = math.fsum(self.split(answer.joints)[1])  # the last link above level
-            pitch = wrap_angle(math.pi - frame_pitch if side.back else frame_pitch)
         axis = (rho, near) if singular else None
-        words = partial(explain.solved_words, answer.words, side, refused, pitch, axis)
+        words = partial(explain.solved_words, self, answer, side, refused, chose_pitch, axis)
         return Answer(status, answer.joints, words, answer.alternative, manipulability)
 
     # --- many targets -----------------------------------------------------------------------

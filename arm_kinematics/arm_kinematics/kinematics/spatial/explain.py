@@ -8,8 +8,9 @@ headings in the vertical plane) is kept and said to be in that plane.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
+from ..angles import wrap_angle
 from ..planar.explain import degrees_text, metres_text
 from ..types import Answer, refusal
 from .model import SpatialChain
@@ -187,16 +188,21 @@ def failure_text(
 
 
 def solved_words(
-    words: Callable[[], str],
+    arm: SpatialChain,
+    answer: Answer,
     side: Side,
     refused: Sequence[tuple[str, float]],
-    pitch: float | None,
+    chose_pitch: bool,
     axis: tuple[float, float] | None,
 ) -> str:
-    """A solved spatial answer's message: the planar solve's `words`, with the side (and the
-    tool `pitch` a 3-joint chain chose, rad outward: `side_text`), then, where the tool is
-    within `axis` = (rho, near) m of the yaw axis, why it is SINGULAR (`yaw_axis_text`)."""
-    message = side_text(words(), side, refused, pitch)
+    """A solved spatial answer's message: the planar solve's words, with the side (and the
+    tool pitch a 3-joint chain chose, when `chose_pitch`: `side_text`), then, where the tool
+    is within `axis` = (rho, near) m of the yaw axis, why it is SINGULAR (`yaw_axis_text`)."""
+    pitch = None
+    if chose_pitch:  # the last link's frame above level, in the outward convention
+        frame_pitch = math.fsum(arm.split(answer.joints)[1])
+        pitch = wrap_angle(math.pi - frame_pitch if side.back else frame_pitch)
+    message = side_text(answer.words(), side, refused, pitch)
     if axis is not None:
         message = yaw_axis_text(message, *axis, side)
     return message
