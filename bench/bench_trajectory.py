@@ -13,12 +13,14 @@ Set-up (what users get):
 
 Measured:
 1. Acceptance to first setpoint for a 1 m line at 1 mm steps, at the default 0.05 m/s (a
-   setpoint every 1 mm: 1,000 IK points, each a setpoint's, in one solve_ik_batch call; every
-   IK of a goal is solved in the IK node), or at `--speed` (0.06 m/s: a setpoint every 1.2 mm,
-   cut into two steps: 1,668 points). In the node: the time from the accepted-goal callback to the
-   publish of the first setpoint, which the node logs. From the client: the goal-accepted
-   response to the first joint_commands message. Each goal is canceled once its first setpoint
-   arrives, so every goal runs the same 1 m line. Target (issue 12): p99 under 20 ms.
+   point at every setpoint of the tool's own timing, from rest to 0.05 m/s at 0.3 m/s^2 and
+   back: about 1,006 IK points in one solve_ik_batch call, and nothing else to solve where no
+   joint sets the pace; every IK of a goal is solved in the IK node), or at `--speed`. In the
+   node: the time from the accepted-goal callback to the publish of the first setpoint, which
+   the node logs. From the client: the goal-accepted response to the first joint_commands
+   message. Each goal is canceled once its first setpoint arrives (it stops at once: it moves
+   at 6 mm/s then), so every goal runs the same 1 m line. Target (issue 12, and issue 23 with
+   the new timing): p99 under 20 ms.
 2. Period jitter of the setpoints at 50 Hz over one 10 s move (500 setpoints): |interval -
    20 ms|, from the node's publish stamps and from the client's arrival times. Target:
    p99 under 5 ms.

@@ -50,17 +50,17 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 
-# 3. Build the two packages, and pypi_route/control_msgs: the interfaces of control_msgs that the
-#    nodes serve, which PyPI lacks. pypi_route/COLCON_IGNORE hides it from a ROS workspace's
-#    colcon and rosdep (there the real control_msgs comes through its rosdep key), so it is named
-#    here by its own path. Nothing is built when nothing they are built from changed since the
+# 3. Build the two packages, and pypi_route's control_msgs and moveit_msgs: the interfaces of
+#    those packages that the nodes serve, which PyPI lacks. pypi_route/COLCON_IGNORE hides them
+#    from a ROS workspace's colcon and rosdep (there the real packages come through their rosdep
+#    keys), so they are named here by their own paths. Nothing is built when nothing they are built from changed since the
 #    last build: their files (any of them: a new page file or console script needs the build, an
 #    edited module does not but costs only the build's seconds; not caches such as
 #    .pytest_cache or __pycache__), the pinned set, and this script. `make clean` removes
-#    install/ and the stamps. control_msgs changes only with its own files or the ROS wheels:
+#    install/ and the stamps. Such a copy changes only with its own files or the ROS wheels:
 #    when neither did, colcon skips it (its no-op cmake build and install would double the
 #    seconds of this step).
-control_msgs_src="$root/pypi_route/control_msgs"
+stand_ins=(control_msgs moveit_msgs)
 build_stamp="$root/install/.sources.sha256"
 sources="$(
   {
@@ -74,12 +74,17 @@ sources="$(
 if [ -d "$root/build" ] && [ "$(cat "$build_stamp" 2>/dev/null)" = "$sources" ]; then
   exit 0
 fi
-control_msgs_stamp="$root/install/control_msgs/.pypi_route.sha256"
-control_msgs_want="$(cd "$control_msgs_src" && { find . -type f -print0 | sort -z | xargs -0 sha256sum; echo "$want"; } | sha256sum | cut -d' ' -f1)"
+stand_in_want() {
+  (cd "$root/pypi_route/$1" && { find . -type f -print0 | sort -z | xargs -0 sha256sum; echo "$want"; } | sha256sum | cut -d' ' -f1)
+}
 skip=()
-if [ "$(cat "$control_msgs_stamp" 2>/dev/null)" = "$control_msgs_want" ]; then
-  skip=(--packages-skip control_msgs)
-fi
+paths=()
+for name in "${stand_ins[@]}"; do
+  paths+=("$root/pypi_route/$name")
+  if [ "$(cat "$root/install/$name/.pypi_route.sha256" 2>/dev/null)" = "$(stand_in_want "$name")" ]; then
+    skip+=(--packages-skip "$name")
+  fi
+done
 # shellcheck source=scripts/env.sh
 source "$root/scripts/env.sh" --no-install
 log "colcon build"
@@ -88,9 +93,11 @@ log "colcon build"
 # has nothing to do there and would only warn that it "doesn't contain any 'local_setup.*'
 # files". The build sees the venv's packages through the environment env.sh sets.
 COLCON_EXTENSION_BLOCKLIST=colcon_core.prefix_path.ament \
-  colcon --log-base "$root/log" build --base-paths "$root" "$control_msgs_src" "${skip[@]}" \
+  colcon --log-base "$root/log" build --base-paths "$root" "${paths[@]}" "${skip[@]}" \
   --build-base "$root/build" --install-base "$root/install" --symlink-install \
   --event-handlers console_direct- console_stderr- status- summary+ \
   --cmake-args -DPython3_EXECUTABLE="$py" -DBUILD_TESTING=OFF -Wno-dev >&2
-echo "$control_msgs_want" > "$control_msgs_stamp"
+for name in "${stand_ins[@]}"; do
+  stand_in_want "$name" > "$root/install/$name/.pypi_route.sha256"
+done
 echo "$sources" > "$build_stamp"

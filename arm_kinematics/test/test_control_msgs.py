@@ -1,7 +1,8 @@
-"""control_msgs in both routes: the PyPI route's copy is the ROS 2 Jazzy control_msgs on the wire.
+"""control_msgs and moveit_msgs in both routes: the PyPI route's copies are Jazzy's on the wire.
 
-PyPI has no control_msgs, so `scripts/setup.sh` builds `pypi_route/control_msgs`: only the
-interfaces that arm_kinematics serves, under the same package name. A MoveIt or
+PyPI has no control_msgs and no moveit_msgs, so `scripts/setup.sh` builds
+`pypi_route/control_msgs` and `pypi_route/moveit_msgs`: only the interfaces that arm_kinematics
+serves, under the same package names. A MoveIt or
 ros2_controllers client matches our servers only where every type carries the type hash of the
 real package (RIHS01, REP 2016: a SHA-256 of the type's name, its field names and types in
 order, and the same of every type it nests). The hashes below were read from the real package:
@@ -12,12 +13,17 @@ order, and the same of every type it nests). The hashes below were read from the
     rcl_interfaces 2.0.3, rosidl 4.6.6), and read from its
     install/control_msgs/share/control_msgs/{msg,action}/<Name>.json ("type_hashes").
 
+    control_msgs/msg/JointJog (5.8.0, the same tag) and moveit_msgs 2.6.0's (the Jazzy release,
+    tag 2.6.0) msg/ServoStatus and srv/ServoCommandType, the upstream .msg and .srv files as
+    they are, built the same way in scratch packages of those names (a type's hash depends only
+    on its own definition and the types it nests) and read from their .json files.
+
 The hash leaves two things out: constants (a type description has none) and field defaults
 (removed before hashing). Both matter to a client (the FollowJointTrajectory error codes), so
 they are compared as well, from the installed .idl files.
 
-Under `make test` the control_msgs found is this checkout's build of pypi_route/control_msgs;
-in a ROS workspace it is the real package (the copy is behind COLCON_IGNORE), which must then
+Under `make test` the packages found are this checkout's builds of the copies; in a ROS
+workspace they are the real packages (the copies are behind COLCON_IGNORE), which must then
 match the same record.
 """
 
@@ -34,25 +40,30 @@ from ament_index_python.packages import get_package_prefix, get_package_share_di
 from catkin_pkg.packages import find_packages
 from control_msgs.action import FollowJointTrajectory, GripperCommand
 from control_msgs.msg import GripperCommand as GripperCommandMsg
-from control_msgs.msg import JointComponentTolerance, JointTolerance
+from control_msgs.msg import JointComponentTolerance, JointJog, JointTolerance
+from moveit_msgs.msg import ServoStatus
 from rclpy.action import ActionServer
 from ros_helpers import ros_graph, wait_for
-from rosidl_parser.definition import Action, IdlLocator, Message
+from rosidl_parser.definition import Action, IdlLocator, Message, Service
 from rosidl_parser.parser import parse_idl_file
 
 REPO_DIR = Path(__file__).resolve().parents[2]
-COPY_DIR = REPO_DIR / "pypi_route" / "control_msgs"
-#: The interfaces the copy carries, as <kind>/<Name> below share/control_msgs.
+#: The PyPI route's stand-ins, each a folder of pypi_route/.
+STAND_INS = ("control_msgs", "moveit_msgs")
+#: The interfaces the copies carry, as <package>/<kind>/<Name>.
 INTERFACES = (
-    "action/FollowJointTrajectory",
-    "action/GripperCommand",
-    "msg/GripperCommand",
-    "msg/JointComponentTolerance",
-    "msg/JointTolerance",
+    "control_msgs/action/FollowJointTrajectory",
+    "control_msgs/action/GripperCommand",
+    "control_msgs/msg/GripperCommand",
+    "control_msgs/msg/JointComponentTolerance",
+    "control_msgs/msg/JointJog",
+    "control_msgs/msg/JointTolerance",
+    "moveit_msgs/msg/ServoStatus",
+    "moveit_msgs/srv/ServoCommandType",
 )
 
-#: Every control_msgs type named in the five interfaces' .json files of the real control_msgs
-#: 5.8.0 (Jazzy), with its hash; how they were obtained is in the module docstring.
+#: Every control_msgs and moveit_msgs type named in those interfaces' .json files of the real
+#: packages (Jazzy), with its hash; how they were obtained is in the module docstring.
 JAZZY_TYPE_HASHES = {
     "control_msgs/action/FollowJointTrajectory": (
         "RIHS01_738ebcb7a2d7cfa42f9f1001cc99ce3a4383d1cfe508015d9be8485e4b1c66f6"
@@ -138,8 +149,26 @@ JAZZY_TYPE_HASHES = {
     "control_msgs/msg/JointComponentTolerance": (
         "RIHS01_739ea7566931944d33830fa10f1bf5e7a7fbdc3172bce7a7eaac642bd6e3ffa4"
     ),
+    "control_msgs/msg/JointJog": (
+        "RIHS01_ba249455a20f70168a1acb7bf43b776b72ff1f7eb5fc4cfea443f749e963c6e7"
+    ),
     "control_msgs/msg/JointTolerance": (
         "RIHS01_c254f9cece0f3b733017b6990fd46d1326e25242d6b8844398c97d9a88e7d648"
+    ),
+    "moveit_msgs/msg/ServoStatus": (
+        "RIHS01_882a75f7648d6f8a9bf528e4787f51c58f2d5d88b702e450443d99f270e6936b"
+    ),
+    "moveit_msgs/srv/ServoCommandType": (
+        "RIHS01_2065f4daf271249330596d344ecd48f5c2d2a52e3b21b1fc56d99c52b8eeae22"
+    ),
+    "moveit_msgs/srv/ServoCommandType_Event": (
+        "RIHS01_3bf48f6df2b0646665d481ae4719a905ecbb72c94075999bcdfb6c5c453adeea"
+    ),
+    "moveit_msgs/srv/ServoCommandType_Request": (
+        "RIHS01_4e77fd6a0be8f0d88b473f978c73130d6d142e0ffecd5d8199fa28c0086edae5"
+    ),
+    "moveit_msgs/srv/ServoCommandType_Response": (
+        "RIHS01_ac641d6c80f659dc4f3124b0db491727326ce5e01084e05525a7cad9b1d5f5d8"
     ),
 }
 
@@ -160,13 +189,28 @@ JAZZY_CONSTANTS = {
         "TRANSLATION": ("uint16", 4),
         "ROTATION": ("uint16", 5),
     },
+    "moveit_msgs/msg/ServoStatus": {
+        "INVALID": ("int8", -1),
+        "NO_WARNING": ("int8", 0),
+        "DECELERATE_FOR_APPROACHING_SINGULARITY": ("int8", 1),
+        "HALT_FOR_SINGULARITY": ("int8", 2),
+        "DECELERATE_FOR_LEAVING_SINGULARITY": ("int8", 3),
+        "DECELERATE_FOR_COLLISION": ("int8", 4),
+        "HALT_FOR_COLLISION": ("int8", 5),
+        "JOINT_BOUND": ("int8", 6),
+    },
+    "moveit_msgs/srv/ServoCommandType_Request": {
+        "JOINT_JOG": ("int8", 0),
+        "TWIST": ("int8", 1),
+        "POSE": ("int8", 2),
+    },
 }
 #: Fields with a default value in the same build: none of these types has one.
 JAZZY_DEFAULTS: dict[str, Any] = {}
 
 
-def installed_share() -> Path:
-    return Path(get_package_share_directory("control_msgs"))
+def installed_share(package: str) -> Path:
+    return Path(get_package_share_directory(package))
 
 
 def pypi_route() -> bool:
@@ -175,25 +219,30 @@ def pypi_route() -> bool:
 
 
 def type_hashes(interface: str) -> dict[str, str]:
-    """control_msgs type name -> hash, as the installed package's <kind>/<Name>.json says."""
-    generated = json.loads((installed_share() / f"{interface}.json").read_text())
+    """Type name -> hash of the stand-ins' types, as the installed package's
+    <kind>/<Name>.json says for `interface` (<package>/<kind>/<Name>)."""
+    package, name = interface.split("/", 1)
+    generated = json.loads((installed_share(package) / f"{name}.json").read_text())
     return {
         entry["type_name"]: entry["hash_string"]
         for entry in generated["type_hashes"]
-        if entry["type_name"].startswith("control_msgs/")
+        if entry["type_name"].split("/")[0] in STAND_INS
     }
 
 
 def idl_messages(interface: str) -> list[Message]:
     """The messages an installed .idl defines (an action's goal, result, feedback and
-    feedback message)."""
-    content = parse_idl_file(IdlLocator(installed_share(), f"{interface}.idl")).content
+    feedback message; a service's request, response and event)."""
+    package, name = interface.split("/", 1)
+    content = parse_idl_file(IdlLocator(installed_share(package), f"{name}.idl")).content
     messages: list[Message] = []
     for element in content.elements:
         if isinstance(element, Message):
             messages.append(element)
         elif isinstance(element, Action):
             messages += [element.goal, element.result, element.feedback, element.feedback_message]
+        elif isinstance(element, Service):
+            messages += [element.request_message, element.response_message, element.event_message]
     return messages
 
 
@@ -205,13 +254,14 @@ def never_executed(goal_handle: Any) -> None:
     raise AssertionError("no goal is sent to these servers")
 
 
-def test_the_pypi_route_uses_its_copy_and_a_ros_workspace_the_real_package() -> None:
-    installed = (installed_share() / "package.xml").read_text()
-    copy = (COPY_DIR / "package.xml").read_text()
+@pytest.mark.parametrize("package", STAND_INS)
+def test_the_pypi_route_uses_its_copy_and_a_ros_workspace_the_real_package(package: str) -> None:
+    installed = (installed_share(package) / "package.xml").read_text()
+    copy = (REPO_DIR / "pypi_route" / package / "package.xml").read_text()
     if pypi_route():
-        assert installed == copy, f"{installed_share()} is not pypi_route/control_msgs"
+        assert installed == copy, f"{installed_share(package)} is not pypi_route/{package}"
     else:
-        assert installed != copy, "a ROS workspace built the PyPI route's control_msgs"
+        assert installed != copy, f"a ROS workspace built the PyPI route's {package}"
 
 
 def test_a_ros_workspace_does_not_see_the_copy_and_setup_sh_does() -> None:
@@ -225,16 +275,17 @@ def test_a_ros_workspace_does_not_see_the_copy_and_setup_sh_does() -> None:
     assert sorted(workspace) == ["arm_kinematics", "arm_kinematics_interfaces"]
     rosdep = {package.name for package in find_packages(str(REPO_DIR)).values()}
     assert rosdep == {"arm_kinematics", "arm_kinematics_interfaces"}
+    copies = [str(REPO_DIR / "pypi_route" / package) for package in STAND_INS]
     setup = subprocess.run(
-        [*colcon_list, str(REPO_DIR), str(COPY_DIR)], capture_output=True, text=True, check=True
+        [*colcon_list, str(REPO_DIR), *copies], capture_output=True, text=True, check=True
     ).stdout.split()
-    assert sorted(setup) == ["arm_kinematics", "arm_kinematics_interfaces", "control_msgs"]
+    assert sorted(setup) == ["arm_kinematics", "arm_kinematics_interfaces", *STAND_INS]
 
 
 @pytest.mark.parametrize("interface", INTERFACES)
 def test_type_hashes_equal_the_jazzy_release(interface: str) -> None:
     hashes = type_hashes(interface)
-    assert f"control_msgs/{interface}" in hashes
+    assert interface in hashes
     assert {name: JAZZY_TYPE_HASHES.get(name) for name in hashes} == hashes
 
 
@@ -264,6 +315,8 @@ def test_the_hashes_on_the_wire_are_the_recorded_ones() -> None:
         "joint_tolerance": JointTolerance,
         "joint_component_tolerance": JointComponentTolerance,
         "gripper_command": GripperCommandMsg,
+        "delta_joint_cmds": JointJog,
+        "status": ServoStatus,
     }
     actions = {"follow_joint_trajectory": FollowJointTrajectory, "gripper_cmd": GripperCommand}
     with ros_graph() as graph:
@@ -278,7 +331,7 @@ def test_the_hashes_on_the_wire_are_the_recorded_ones() -> None:
             return info.topic_type, str(info.topic_type_hash)
 
         for topic, message_type in topics.items():
-            name = f"control_msgs/msg/{message_type.__name__}"
+            name = message_type.__module__.split(".")[0] + f"/msg/{message_type.__name__}"
             assert wire_hash(f"/{topic}") == (name, JAZZY_TYPE_HASHES[name])
         for action, action_type in actions.items():
             name = f"control_msgs/action/{action_type.__name__}_FeedbackMessage"

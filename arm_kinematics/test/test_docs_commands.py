@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
+import time
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
@@ -32,7 +33,9 @@ from typing import Any
 
 import pytest
 import yaml
+from launch_file import LAUNCH_ARGUMENTS, console_scripts
 from ros_helpers import (
+    DEFAULT_TIMEOUT_S,
     PACKAGE_DIR,
     RosGraph,
     file_parameters,
@@ -41,7 +44,6 @@ from ros_helpers import (
     wait_for_future,
 )
 from sensor_msgs.msg import JointState
-from test_launch import LAUNCH_ARGUMENTS, _console_scripts
 
 from arm_kinematics.bridge.convert import from_json
 from arm_kinematics.config import BACKENDS, ArmConfig, unknown_parameters
@@ -55,7 +57,7 @@ DOCUMENTS = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"
 SHARE = "$(ros2 pkg prefix --share arm_kinematics)"
 CONFIG_DIR = PACKAGE_DIR / "config"
 #: The arm each document's commands talk to.
-ARMS = {"spatial_arms.md": "arm_desk_kit.yaml"}
+ARMS = {"spatial_arms.md": "arm_desk_kit.yaml", "jogging.md": "arm_desk_kit.yaml"}
 DEFAULT_ARM = "arm.yaml"
 #: What a command gives where it is not success: (document, a piece of the command) -> the
 #: answer's `status` (SolveIK's TOO_FAR is 2), as the document says.
@@ -188,7 +190,7 @@ def _ros_arguments(words: list[str]) -> tuple[list[str], dict[str, str]]:
 
 
 def test_the_documented_ros2_run_lines_name_installed_scripts_and_known_parameters() -> None:
-    scripts = _console_scripts()
+    scripts = console_scripts()
     runs = [c for c in documented_commands() if _kind(c) == "ros2_run"]
     assert {c.words[2] for c in runs} == {"arm_kinematics", "rviz2", "robot_state_publisher"}
     for command in runs:
@@ -282,9 +284,23 @@ def _echo(arm: Arm, command: Command) -> None:
     assert any("hardware_node" in status.name for status in seen[0].status), command
 
 
+def _jog(arm: Arm, publisher: Any, message: Any) -> None:
+    """`ros2 topic pub -r 50` of a jog command: published every 20 ms until the arm moves."""
+    names = list(arm.config.joint_names)
+    before = arm.positions(names)
+    deadline = time.monotonic() + DEFAULT_TIMEOUT_S
+    while arm.positions(names) == before:
+        assert time.monotonic() < deadline, f"the arm did not move for {message}"
+        publisher.publish(message)
+        time.sleep(0.02)  # the rate the command names
+
+
 def _publish(arm: Arm, command: Command, interface: Any, message: Any, name: str) -> None:
     publisher = arm.node.create_publisher(interface, arm.name(name), 10)
     wait_for(lambda: publisher.get_subscription_count() > 0, what=f"a subscriber of {name}")
+    if name.startswith("/servo_node/"):
+        _jog(arm, publisher, message)
+        return
     publisher.publish(message)
     if hasattr(message, "joint_names"):  # a joint trajectory: the arm ends at its last point
         names, target = list(message.joint_names), list(message.points[-1].positions)
@@ -308,6 +324,8 @@ def _run(arm: Arm, command: Command) -> None:
     if words[1:3] == ["topic", "echo"]:
         _echo(arm, command)
         return
+    rate = words.index("-r") if "-r" in words else len(words)
+    words = words[:rate] + words[rate + 2 :]  # `-r 50`: _jog publishes at that rate
     name, type_name, *text = [w for w in words[3:] if w not in ("--feedback", "--once")]
     interface = _interface(type_name)
     data = yaml.safe_load(text[0]) if text else {}  # no YAML: the empty request

@@ -42,6 +42,7 @@ KIT_PATH = default_config_path("arm_desk_kit.yaml")
 KIT = ArmConfig.from_file(KIT_PATH)
 NAMES = KIT.joint_names  # base_yaw, shoulder, elbow, wrist_pitch, wrist_roll
 LIMITS = np.asarray(KIT.max_velocities)
+ACCELERATIONS = np.asarray(KIT.max_accelerations)
 PERIOD = 1.0 / KIT.trajectory.command_rate_hz
 ELBOW_CHANNEL = 2  # its servo: offset 20 deg, sign -1, so servo deg = 20 - elbow deg
 POSE_A = tuple(D(v) for v in (0.0, 90.0, -90.0, 0.0, 0.0))  # home
@@ -85,12 +86,24 @@ def smooth_points(
 
 
 def seconds_for(
-    start: Sequence[float], end: Sequence[float], fraction: float = 0.6, limits=LIMITS
+    start: Sequence[float],
+    end: Sequence[float],
+    fraction: float = 0.6,
+    limits=LIMITS,
+    accelerations=None,
 ) -> float:
     """A duration in which a cubic from `start` to `end` peaks at `fraction` of the slowest
-    joint's limit (the cubic's peak speed is 1.5 times its mean)."""
+    joint's velocity limit and of its acceleration limit (the cubic's peak speed is 1.5 times
+    its mean, its acceleration 6 dq / T^2 at either end)."""
     steps = np.abs(np.asarray(end) - np.asarray(start))
-    return float(max(0.5, np.max(1.5 * steps / (fraction * np.asarray(limits)))))
+    accelerations = ACCELERATIONS if accelerations is None else np.asarray(accelerations)
+    return float(
+        max(
+            0.5,
+            np.max(1.5 * steps / (fraction * np.asarray(limits))),
+            np.max(np.sqrt(6.0 * steps / (fraction * accelerations))),
+        )
+    )
 
 
 def goal_of(
@@ -218,7 +231,8 @@ class Probe:
         start = self.wait_still()
         if np.allclose(start, pose, atol=1e-12):
             return start
-        seconds = seconds_for(start, pose, 0.9, self.trajectory.config.max_velocities)
+        config = self.trajectory.config
+        seconds = seconds_for(start, pose, 0.9, config.max_velocities, config.max_accelerations)
         answer = self.follow(goal_of(smooth_points(start, pose, seconds, 8), self.names))
         assert answer.status == GoalStatus.STATUS_SUCCEEDED, answer.result.error_string
         at = self.wait_still()
@@ -359,6 +373,14 @@ def bad_goals(kit: Probe) -> list[tuple[str, FollowJointTrajectory.Goal, int, st
     backwards = goal_of([(2.0, b), (1.0, a)])
     beyond = goal_of([(3.0, (*b[:2], D(20.0), *b[3:]))])
     fast = goal_of([(0.1, b)])
+    # Positions only, from where the arm is at rest: 30 deg of elbow in 3 s, straight at once.
+    jolt = goal_of(slow)
+    # Accelerations given: 7 rad/s^2 of wrist roll at the first point (its limit 720 deg/s^2).
+    rates = [[0.0] * 5, [0.0, 0.0, 0.0, 0.0, 13.0], [0.0] * 5]
+    zeros = [0.0] * 5
+    hard = goal_of(
+        [(0.0, a, zeros, rates[0]), (1.5, a, zeros, rates[1]), (3.0, b, zeros, rates[2])]
+    )
     moving_at_the_end = goal_of([(3.0, b, [0.1] * 5)])
     multi_dof = goal_of(slow)
     multi_dof.multi_dof_trajectory.joint_names = ["base"]
@@ -395,6 +417,18 @@ def bad_goals(kit: Probe) -> list[tuple[str, FollowJointTrajectory.Goal, int, st
             "point 0: joint elbow = 20.00 deg is outside its limits [-150.00, 10.00] deg",
         ),
         ("too_fast", fast, Code.INVALID_GOAL, "faster than its limit"),
+        (
+            "over_acceleration",
+            jolt,
+            Code.INVALID_GOAL,
+            "point 0 (0.00 s): joint elbow accelerates at 8.73 rad/s^2, over its limit 6.28",
+        ),
+        (
+            "given_acceleration",
+            hard,
+            Code.INVALID_GOAL,
+            "point 1: joint wrist_roll acceleration 13 rad/s^2 is over its limit 12.6 rad/s^2",
+        ),
         ("moving_at_the_end", moving_at_the_end, Code.INVALID_GOAL, "must end at rest"),
         (
             "ended_in_the_past",
@@ -486,20 +520,35 @@ def wait_moving(kit: Probe, start: Sequence[float]) -> None:
     wait_for(lambda: abs(kit.arm_joints()[0] - start[0]) > D(3.0), what="the arm on its way")
 
 
-def test_cancel_holds_the_arm_where_it_is(kit: Probe) -> None:
+def test_cancel_decelerates_along_the_trajectory_then_holds_the_arm_where_it_is(
+    kit: Probe,
+) -> None:
     start = kit.move_to(POSE_A)
+    before = kit.command_count()
     handle = kit.send(goal_of(smooth_points(start, POSE_B, 3.0)))
-    wait_moving(kit, start)
+    wait_for(lambda: kit.command_count() >= before + 60, what="1.2 s of the trajectory")
     handle.cancel_goal_async()
     answer = kit.result(handle)
     assert answer.status == GoalStatus.STATUS_CANCELED
     assert answer.result.error_code == Code.SUCCESSFUL
-    assert answer.result.error_string.startswith("canceled by the client; the arm holds at")
+    words = answer.result.error_string
+    assert words.startswith("canceled by the client; decelerated along its path in ")
+    assert "; the arm holds at" in words
     # Nothing blocks a servo: every joint stops on the setpoint already sent, which holds it.
     count = kit.command_count()
     here = kit.assert_nothing_moves_after(count)
     assert here == tuple(kit.commands_since(count - 1)[0].position)
     assert D(3.0) < here[0] < POSE_B[0] - D(3.0)  # stopped on the way
+    # The stop: every joint on its way along the cubic, slowing to rest within its limits.
+    sent = np.array([kit.arm_joints(m) for m in kit.commands_since(before)])
+    stream = np.vstack((start, start, sent, sent[-1], sent[-1]))
+    period = kit.trajectory.config.motion_limits().period
+    velocity = np.abs(np.diff(stream, axis=0)) / period
+    acceleration = np.abs(np.diff(stream, n=2, axis=0)) / period**2
+    assert np.all(velocity <= LIMITS * (1 + 1e-9))
+    assert np.all(acceleration <= ACCELERATIONS * (1 + 1e-9))
+    share = (sent - start) / (np.subtract(POSE_B, start))  # the cubic keeps the joints in step
+    assert np.ptp(share[:, :4], axis=1).max() < 1e-9
 
 
 def test_a_newer_goal_replaces_the_running_goal(kit: Probe) -> None:
@@ -683,7 +732,8 @@ def test_follow_goals_moveit_goals_and_joint_trajectories_replace_each_other(
     start = planar.move_to(PLANAR_HOME)
     far = (start[0] + D(40.0), start[1] - D(30.0))
     # A MoveArm goal replaces a running FollowJointTrajectory goal ...
-    running = planar.send(planar_goal((0.0, start), (3.0, far)))
+    smooth = goal_of(smooth_points(start, far, 3.0), names=PLANAR.joint_names)
+    running = planar.send(smooth)
     wait_moving(planar, start)
     future = planar.move_arm.send_goal_async(move_arm_goal(0.12, 0.08))
     moving = wait_for(lambda: future.done() and future.result(), what="MoveArm accepted")
@@ -699,7 +749,7 @@ def test_follow_goals_moveit_goals_and_joint_trajectories_replace_each_other(
     assert preempted.message.startswith("preempted by a newer follow_joint_trajectory goal")
     assert planar.wait_still() == pytest.approx(start, abs=1e-9)
     # A joint trajectory on the topic replaces a running goal, and a goal a trajectory.
-    running = planar.send(planar_goal((0.0, start), (3.0, far)))
+    running = planar.send(smooth)
     wait_moving(planar, start)
     topic = JointTrajectory(joint_names=list(PLANAR.joint_names))
     topic.points = [JointTrajectoryPoint(positions=list(start), time_from_start=duration(2.0))]

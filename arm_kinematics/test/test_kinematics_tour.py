@@ -8,6 +8,7 @@ import pytest
 
 from arm_kinematics.cli.tour import main
 from arm_kinematics.config import ArmConfig, default_config_path
+from arm_kinematics.kinematics.planning.path_timing import TOOL_HEADROOM
 
 
 def test_tour_of_the_default_arm(capsys) -> None:
@@ -34,22 +35,23 @@ def test_tour_of_the_default_arm(capsys) -> None:
     assert "status TOO_FAR (2)" in out
     assert "status TOO_CLOSE (3)" in out
     assert "status JOINT_LIMIT (4)" in out
-    # The line from the home tip to the tip above: ceil(length / max_step) steps.
+    # The line from the home tip to the tip above, timed as the trajectory node times it:
+    # from rest up to the tool speed at the tool's acceleration, and down again (a trapezoid,
+    # both within TOOL_HEADROOM of the limits), a setpoint per period, each a planned point.
     hx, hy = l1 + l2 * math.cos(math.pi / 4), l2 * math.sin(math.pi / 4)
-    steps = math.ceil(math.hypot(x - hx, y - hy) / config.trajectory.default_max_step)
-    assert f"{steps} of {steps} steps feasible (100.0 %)" in out
-    # The same planner as the trajectory node: setpoints on the line at the command rate, the
-    # tool a little below its speed so that the line takes a whole number of periods.
-    speed = config.trajectory.default_speed
     length = math.hypot(x - hx, y - hy)
-    count = math.ceil(length / (speed / config.trajectory.command_rate_hz) - 1e-9)
-    full_speed = length * config.trajectory.command_rate_hz / count
-    assert speed * (1 - 1 / count) < full_speed <= speed
-    assert f"tool speed {full_speed:.4f} .. {full_speed:.4f} m/s" in out
+    speed = config.trajectory.default_speed * TOOL_HEADROOM
+    acceleration = config.trajectory.max_tool_acceleration * TOOL_HEADROOM
+    assert length > speed * speed / acceleration  # long enough to reach the speed
+    duration = length / speed + speed / acceleration
+    count = math.ceil(duration * config.trajectory.command_rate_hz)
+    assert f"{count} of {count} steps feasible (100.0 %), duration {duration:.3f} s" in out
     line = next(line for line in out.splitlines() if " setpoints at " in line)
     assert line.startswith(f"    {count} setpoints at {config.trajectory.command_rate_hz:g} Hz")
     assert float(line.split("at most ")[1].split(" m off")[0]) < 1e-9
     assert line.endswith("1 IK batch call(s)")
+    peaks = next(line for line in out.splitlines() if line.startswith("    tool: peak"))
+    assert f"peak {speed:.4f} m/s, {acceleration:.3f} m/s^2" in peaks
 
 
 def test_tour_of_a_3r_arm(capsys) -> None:

@@ -17,7 +17,14 @@ import random
 import numpy as np
 import pytest
 
-from arm_kinematics.kinematics import Branch, IkStatus, SpatialArm, plan_line
+from arm_kinematics.kinematics import (
+    Branch,
+    IkStatus,
+    MotionLimits,
+    PlanOptions,
+    SpatialArm,
+    plan_line,
+)
 
 D = math.radians
 
@@ -224,10 +231,8 @@ def test_a_straight_3d_line_with_its_pitch_turning_is_planned_on_the_line() -> N
     start = arm.tool_vector(start_joints)  # (x, y, z, pitch, roll)
     goal = (0.05, 0.15, 0.05, D(-90))  # pitch only: the roll is left as it is
     speeds = [D(120)] * arm.n_joints
-    plan = plan_line(
-        arm, start[:4], goal, 0.001, start_joints, speed=0.05, joint_velocity_limits=speeds,
-        max_joint_step=D(10), period=0.02,
-    )  # fmt: skip
+    limits = MotionLimits(0.02, speeds, [D(480)] * arm.n_joints, 0.05, 0.3)
+    plan = plan_line(arm, start[:4], goal, start_joints, PlanOptions(0.001, limits, D(10)))
     assert plan.ok, plan.message
     assert plan.points.shape[1] == 4
     line_start, line_goal = np.array(start[:3]), np.array(goal[:3])
@@ -238,15 +243,19 @@ def test_a_straight_3d_line_with_its_pitch_turning_is_planned_on_the_line() -> N
         offset = tip[:3] - line_start
         assert np.linalg.norm(offset - np.dot(offset, direction) * direction) < 1e-9
     assert np.allclose(tips[-1][:4], goal, atol=1e-9)
-    moves = np.abs(np.diff(np.vstack((start_joints, plan.setpoints.joints)), axis=0))
-    assert (moves <= np.array(speeds) * 0.02 + 1e-12).all()  # within the velocity limits
+    # Within the velocity and acceleration limits, from rest to rest.
+    stream = np.vstack((start_joints, start_joints, plan.setpoints.joints,
+                        plan.setpoints.joints[-1:], plan.setpoints.joints[-1:]))  # fmt: skip
+    assert (np.abs(np.diff(stream, axis=0)) <= np.array(speeds) * 0.02 + 1e-12).all()
+    assert (np.abs(np.diff(stream, n=2, axis=0)) <= D(480) * 0.02**2 + 1e-12).all()
 
 
 def test_a_3d_line_through_an_unreachable_stretch_fails_before_anything_is_planned() -> None:
     arm = kit()
     start_joints = (0.0, D(60), D(-100), D(-30), 0.0)
     start = arm.tool_vector(start_joints)[:3]
-    plan = plan_line(arm, start, (0.0, 0.0, 0.6), 0.001, start_joints, period=0.02, speed=0.05)
+    limits = MotionLimits(0.02, [D(120)] * arm.n_joints, [D(480)] * arm.n_joints, 0.05, 0.3)
+    plan = plan_line(arm, start, (0.0, 0.0, 0.6), start_joints, PlanOptions(0.001, limits))
     assert not plan.ok
     assert plan.status in (IkStatus.TOO_FAR, IkStatus.JOINT_LIMIT)
     assert plan.setpoints is None  # nothing to stream

@@ -13,14 +13,12 @@ import math
 
 import numpy as np
 import pytest
-from builtin_interfaces.msg import Duration
-from geometry_msgs.msg import Pose
-from test_trajectory_node import tip_of
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from arm_2r import CONFIG, L1, L2, LIMITS, distance_to_polyline, passes_every_corner, tip_of
+from trajectory_harness import joint_trajectory, poses
 
-from arm_kinematics.config import ArmConfig, MountConfig
-from arm_kinematics.kinematics import IkAnswers, chain_solver
-from arm_kinematics.kinematics.planning.joint_trajectory import TimedJointPath
+from arm_kinematics.config import MountConfig
+from arm_kinematics.kinematics import IkAnswers, PlanOptions, chain_solver
+from arm_kinematics.kinematics.planning.timed_joint_path import TimedJointPath
 from arm_kinematics.nodes.messages import joint_state
 from arm_kinematics.nodes.refusals import OffPlane, Refusal, WrongFrame
 from arm_kinematics.nodes.trajectory import cartesian
@@ -35,56 +33,37 @@ from arm_kinematics.nodes.trajectory.poses import ToolPoses
 from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK
 
-CONFIG = ArmConfig.from_file()
 ARM = CONFIG.make_arm()
 NAMES = CONFIG.joint_names
-L1, L2 = CONFIG.link_lengths
-LIMITS = np.asarray(CONFIG.max_velocities)
 HOME = tuple(CONFIG.home)
 Response = PlanCartesianPath.Response
 
 
-def distance_to_polyline(point, corners) -> float:
-    """Distance (m) from (x, y) to the nearest of the segments between `corners`."""
-    p = np.asarray(point, dtype=float)
-    best = math.inf
-    for a, b in itertools.pairwise(corners):
-        a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-        t = np.clip(np.dot(p - a_, b_ - a_) / np.dot(b_ - a_, b_ - a_), 0.0, 1.0)
-        best = min(best, float(np.linalg.norm(p - (a_ + t * (b_ - a_)))))
-    return best
+def linear(target=(0.12, 0.05), speed=0.05, max_step=0.001, waypoints=()) -> Move:
+    """A LINEAR goal's Move, as `validate` makes it."""
+    options = PlanOptions(max_step, CONFIG.motion_limits(speed), CONFIG.trajectory.max_joint_step)
+    return Move(MoveArm.Goal.LINEAR, target, options, waypoints)
 
 
-def poses(points) -> list[Pose]:
-    """Poses at (x, y) or (x, y, z) points (m), orientation the identity."""
-    result = []
-    for point in points:
-        pose = Pose()
-        pose.position.x, pose.position.y = point[0], point[1]
-        pose.position.z = point[2] if len(point) > 2 else 0.0
-        pose.orientation.w = 1.0
-        result.append(pose)
-    return result
-
-
-def message(names, points) -> JointTrajectory:
-    """A JointTrajectory of (time s, positions rad) points, as a planner sends it."""
-    msg = JointTrajectory(joint_names=list(names))
-    for time, positions in points:
-        sec, nanosec = divmod(round(time * 1e9), 1_000_000_000)
-        msg.points.append(
-            JointTrajectoryPoint(
-                positions=list(positions), time_from_start=Duration(sec=sec, nanosec=nanosec)
-            )
-        )
-    return msg
+def within_limits(start, setpoints, period) -> bool:
+    """The stream's finite differences, with the rest before and after, within the joint
+    velocity and acceleration limits (np.diff here, not the code's check)."""
+    stream = np.vstack((start, start, setpoints, setpoints[-1], setpoints[-1]))
+    velocity = np.abs(np.diff(stream, axis=0)) / period
+    acceleration = np.abs(np.diff(stream, n=2, axis=0)) / period**2
+    return bool(
+        np.all(velocity <= LIMITS * (1 + 1e-9))
+        and np.all(acceleration <= np.asarray(CONFIG.max_accelerations) * (1 + 1e-9))
+    )
 
 
 # --- joint trajectories ------------------------------------------------------------------------
 
 
 def test_a_trajectory_with_shuffled_names_is_checked_from_the_current_pose_in_the_arm_order():
-    msg = message(["elbow", "shoulder"], [(0.5, (0.6, 0.2)), (1.25, (0.3, 0.4))])
+    msg = joint_trajectory(
+        ["elbow", "shoulder"], [(0.5, (0.6, 0.2)), (1.25, (0.3, 0.4))], at_rest=True
+    )
     trajectory = TrajectoryMove.from_message(msg)
     assert trajectory.times == (0.5, 1.25)
     path = trajectory.check(CONFIG, HOME)
@@ -94,7 +73,12 @@ def test_a_trajectory_with_shuffled_names_is_checked_from_the_current_pose_in_th
     setpoints = path.sample(0.02)
     assert len(setpoints) == 63  # ceil(1.25 s / 20 ms)
     assert setpoints[-1].tolist() == [0.4, 0.3]
-    assert np.all(np.abs(np.diff(np.vstack((HOME, setpoints)), axis=0)) <= LIMITS * 0.02 + 1e-12)
+    assert within_limits(HOME, setpoints, 0.02)
+    # The same points without velocities: at rest at point 0, then at once at 0.27 rad/s.
+    with pytest.raises(Refusal, match=r"^point 0 \(0.50 s\): joint elbow accelerates at 18.5 "):
+        TrajectoryMove.from_message(
+            joint_trajectory(msg.joint_names, [(0.5, (0.6, 0.2)), (1.25, (0.3, 0.4))])
+        ).check(CONFIG, HOME)
 
 
 @pytest.mark.parametrize(
@@ -123,27 +107,27 @@ def test_a_trajectory_that_breaks_a_rule_is_refused_naming_the_point_and_joint(
     names, points, reason
 ):
     with pytest.raises(Refusal) as refused:
-        TrajectoryMove.from_message(message(names, points)).check(CONFIG, HOME)
+        TrajectoryMove.from_message(joint_trajectory(names, points)).check(CONFIG, HOME)
     assert reason in refused.value.message
 
 
 def test_a_trajectory_without_a_start_pose_is_refused():
-    trajectory = TrajectoryMove.from_message(message(NAMES, [(1.0, HOME)]))
+    trajectory = TrajectoryMove.from_message(joint_trajectory(NAMES, [(1.0, HOME)]))
     with pytest.raises(Refusal, match=r"^no joint_states within"):
         trajectory.check(CONFIG, None)
 
 
 def test_a_trajectory_and_a_goal_preempt_each_other_and_an_empty_one_stops_the_running_one():
     admission = Admission()
-    goal = admission.admit(b"1", Move(0, (0.12, 0.05), 0.05, 0.001))
-    trajectory = TrajectoryMove.from_message(message(NAMES, [(1.0, HOME)]))
+    goal = admission.admit(b"1", linear())
+    trajectory = TrajectoryMove.from_message(joint_trajectory(NAMES, [(1.0, HOME)]))
     first = admission.admit(b"2", trajectory, "joint trajectory")
     assert goal.stop_status == Result.PREEMPTED
     assert goal.stop_reason == "preempted by a newer joint trajectory"
     assert first.stop_status is None
     second = admission.admit(b"3", trajectory, "joint trajectory")
     assert first.stop_status == Result.PREEMPTED
-    newer_goal = admission.admit(b"4", Move(0, (0.12, 0.05), 0.05, 0.001))
+    newer_goal = admission.admit(b"4", linear())
     assert second.stop_reason == "preempted by a newer goal"
     assert admission.stop_active("stopped by an empty joint trajectory") is newer_goal
     assert newer_goal.stop_status == Result.PREEMPTED
@@ -227,19 +211,18 @@ def test_tool_angles_give_the_target_and_every_waypoint_its_heading():
 
 
 def test_a_goal_with_waypoints_plans_the_whole_polyline_or_aborts_at_its_failing_segment():
-    run = Admission().admit(b"1", Move(0, (0.12, 0.05), 0.05, 0.001))
+    run = Admission().admit(b"1", linear())
     corners = [tip_of(HOME), (0.15, 0.02), (0.14, 0.08), (0.12, 0.05)]
-    move = Move(0, (0.12, 0.05), 0.05, 0.001, waypoints=((0.15, 0.02), (0.14, 0.08)))
+    move = linear(waypoints=((0.15, 0.02), (0.14, 0.08)))
     planned = plan_move(ARM, CONFIG, move, HOME, chain_solver(ARM), run)
     assert isinstance(planned, PlannedMove)
     tips = [tip_of(q) for q in planned.setpoints.joints]
     assert max(distance_to_polyline(t, corners) for t in tips) < 1e-6
-    for corner in corners[1:]:  # the tool passes through every waypoint
-        assert min(math.dist(t, corner) for t in tips) < 1e-9
-    steps = np.abs(np.diff(np.vstack((HOME, planned.setpoints.joints)), axis=0))
-    assert np.all(steps <= LIMITS * planned.setpoints.period * (1 + 1e-9))
+    assert tips[-1] == pytest.approx(corners[-1], abs=1e-9)
+    assert passes_every_corner(tips, corners)
+    assert within_limits(HOME, planned.setpoints.joints, planned.setpoints.period)
     # Through the joint-limit hole (nothing closer than sqrt(L1^2 + L2^2) = 0.128 m).
-    hole = Move(0, (0.12, 0.05), 0.05, 0.001, waypoints=((0.15, 0.02), (0.0, 0.17)))
+    hole = linear(waypoints=((0.15, 0.02), (0.0, 0.17)))
     failed = plan_move(ARM, CONFIG, hole, HOME, chain_solver(ARM), run)
     assert failed.status == Result.IK_FAILED
     assert failed.ik_status == SolveIK.Response.JOINT_LIMIT
@@ -252,7 +235,7 @@ def test_a_goal_with_waypoints_plans_the_whole_polyline_or_aborts_at_its_failing
 
 
 def test_a_goal_needing_too_many_points_in_all_is_refused_before_any_ik():
-    run = Admission().admit(b"1", Move(0, (0.12, 0.05), 0.05, 0.001))
+    run = Admission().admit(b"1", linear())
     calls = []
 
     def solve(points, seed) -> IkAnswers:
@@ -262,7 +245,7 @@ def test_a_goal_needing_too_many_points_in_all_is_refused_before_any_ik():
     waypoints = ((0.15, 0.02), (0.12, 0.05)) * 50  # 100 segments of about 4 cm
     step = 100 * 0.04 / MAX_PLAN_POINTS * 0.9
     with pytest.raises(Refusal, match=rf"the most is {MAX_PLAN_POINTS}"):
-        plan_move(ARM, CONFIG, Move(0, (0.12, 0.05), 0.05, step, waypoints), HOME, solve, run)
+        plan_move(ARM, CONFIG, linear(max_step=step, waypoints=waypoints), HOME, solve, run)
     assert calls == []
 
 
@@ -271,24 +254,28 @@ def test_a_segment_larger_than_one_ik_batch_may_be_is_refused_before_any_ik():
     # setpoint on each) would not fit is refused at once, naming the limit, instead of failing
     # later.
     small = dataclasses.replace(CONFIG, max_batch_targets=30)
-    run = Admission().admit(b"1", Move(0, (0.12, 0.05), 0.05, 0.001))
+    run = Admission().admit(b"1", linear())
     calls = []
 
     def solve(points, seed) -> IkAnswers:
         calls.append(len(points))
         return chain_solver(ARM)(points, seed)
 
-    start = ARM.solve(0.15, 0.02).joints  # about 42 mm from the target: 42 points
+    # About 42 mm from the target: a point at each setpoint of the tool's own timing (0.05
+    # m/s and 0.3 m/s^2, within 0.1 % of them), under 1 mm apart.
+    start = ARM.solve(0.15, 0.02).joints
+    length = math.dist((0.15, 0.02), (0.12, 0.05))
+    points = math.ceil((length / 0.04995 + 0.04995 / 0.2997) / 0.02)
     with pytest.raises(Refusal) as refused:
-        plan_move(ARM, small, Move(0, (0.12, 0.05), 0.05, 0.001), start, solve, run)
-    assert "needs 43 IK solutions" in refused.value.message
+        plan_move(ARM, small, linear(), start, solve, run)
+    assert f"needs {points} IK solutions" in refused.value.message
     assert "ik.max_batch_targets allows 30" in refused.value.message
     assert calls == []
-    roomy = dataclasses.replace(CONFIG, max_batch_targets=50)
-    run = Admission().admit(b"2", Move(0, (0.12, 0.05), 0.05, 0.001))
-    planned = plan_move(ARM, roomy, Move(0, (0.12, 0.05), 0.05, 0.001), start, solve, run)
+    roomy = dataclasses.replace(CONFIG, max_batch_targets=points)
+    run = Admission().admit(b"2", linear())
+    planned = plan_move(ARM, roomy, linear(), start, solve, run)
     assert isinstance(planned, PlannedMove)
-    assert max(calls) <= 50
+    assert max(calls) <= points
 
 
 # --- plan_cartesian_path -----------------------------------------------------------------------
@@ -334,6 +321,10 @@ def test_a_good_polyline_is_planned_on_its_segments_within_the_velocity_limits()
     assert times[0] == 0.0
     ratio = np.abs(np.diff(positions, axis=0)) / np.diff(times)[:, None] / LIMITS
     assert ratio.max() <= 1.0
+    # From rest to rest, with the velocities the joints have at each point.
+    velocities = np.array([p.velocities for p in trajectory.points])
+    assert np.abs(velocities[[0, -1]]).max() == 0.0
+    assert np.all(np.abs(velocities) <= LIMITS)
     lengths = sum(math.dist(a, b) for a, b in itertools.pairwise(corners))
     assert times[-1] >= lengths / 0.1 - 1e-9  # never faster than the tool speed
     # The answer is a trajectory the joint_trajectory input accepts from where the arm is.

@@ -8,241 +8,40 @@ Forward kinematics in these tests is written out independently of the code under
 from __future__ import annotations
 
 import math
-import threading
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
 from action_msgs.msg import GoalStatus
+from arm_2r import (
+    CONFIG,
+    L1,
+    L2,
+    LIMITS,
+    NAMES,
+    PERIOD,
+    TOOL_ACCELERATION,
+    TOOL_SHARE,
+    check_stream,
+    distance_to_line,
+    first_index,
+    line_points,
+    tip_of,
+    trapezoid_distances,
+)
 from geometry_msgs.msg import PointStamped
-from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile
-from ros_helpers import RosGraph, ros_graph, wait_for
-from sensor_msgs.msg import JointState
-from visualization_msgs.msg import Marker, MarkerArray
+from ros_helpers import ros_graph, wait_for
+from trajectory_harness import Goal, Harness, Result, goal
+from visualization_msgs.msg import Marker
 
-from arm_kinematics.config import ArmConfig
-from arm_kinematics.nodes.hardware_node import HardwareNode
-from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics.nodes.trajectory_node import TrajectoryNode, status_name
-from arm_kinematics.rclpy_compat.action_client import ActionClient
-from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.srv import SolveIK
 
-Result = MoveArm.Result
-Goal = MoveArm.Goal
-CONFIG = ArmConfig.from_file()
-NAMES = list(CONFIG.joint_names)
-L1, L2 = CONFIG.link_lengths
-PERIOD = 1.0 / CONFIG.trajectory.command_rate_hz
-LIMITS = np.asarray(CONFIG.max_velocities)
 DEG = math.radians
 
 
-def tip_of(joints) -> tuple[float, float]:
-    """Tip (x, y) of the 2R arm: the sum of the two link vectors."""
-    q1, q2 = joints
-    return (
-        L1 * math.cos(q1) + L2 * math.cos(q1 + q2),
-        L1 * math.sin(q1) + L2 * math.sin(q1 + q2),
-    )
-
-
-def distance_to_line(points, a, b) -> np.ndarray:
-    """Distance of each (x, y) to the infinite line through a and b."""
-    a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    direction = (b_ - a_) / np.linalg.norm(b_ - a_)
-    rel = np.asarray(points, dtype=float) - a_
-    return np.abs(rel[:, 0] * direction[1] - rel[:, 1] * direction[0])
-
-
-def goal(x: float, y: float, **fields) -> MoveArm.Goal:
-    message = Goal(**{"mode": Goal.LINEAR, **fields})
-    message.target.header.frame_id = CONFIG.base_frame
-    message.target.pose.position.x = x
-    message.target.pose.position.y = y
-    message.target.pose.orientation.w = 1.0
-    return message
-
-
-@dataclass
-class Outcome:
-    result: MoveArm.Result
-    status: int  # action_msgs GoalStatus
-    feedback: list = field(default_factory=list)
-    commands: list = field(default_factory=list)  # joint_commands received during the goal
-    elapsed: float = 0.0
-
-
-class Harness:
-    """An action client plus listeners on joint_commands, joint_states and the markers."""
-
-    def __init__(self, graph: RosGraph, hardware: HardwareNode | None, namespace: str = "") -> None:
-        self.graph = graph
-        self.hardware = hardware
-        self.node = graph.node("trajectory_test_client", namespace=namespace)
-        self.lock = threading.Lock()
-        self.commands: list[JointState] = []
-        self.states: list[JointState] = []
-        self.markers: list[MarkerArray] = []
-        self.node.create_subscription(JointState, "joint_commands", self._on_command, 1000)
-        self.node.create_subscription(JointState, "joint_states", self._on_state, 100)
-        self.node.create_subscription(
-            MarkerArray,
-            "trajectory_markers",
-            self._on_markers,
-            QoSProfile(depth=5, durability=DurabilityPolicy.TRANSIENT_LOCAL),
-        )
-        self.client = ActionClient(self.node, MoveArm, "move_arm")
-        self.clicked = self.node.create_publisher(PointStamped, "clicked_point", 10)
-        wait_for(lambda: self.client.wait_for_server(timeout_sec=0.1), what="move_arm server")
-        wait_for(
-            lambda: self.node.count_publishers("joint_commands") > 0,
-            what="joint_commands publisher matched",
-        )
-
-    def _on_command(self, msg: JointState) -> None:
-        with self.lock:
-            self.commands.append(msg)
-
-    def _on_state(self, msg: JointState) -> None:
-        with self.lock:
-            self.states.append(msg)
-
-    def _on_markers(self, msg: MarkerArray) -> None:
-        with self.lock:
-            self.markers.append(msg)
-
-    def command_count(self) -> int:
-        with self.lock:
-            return len(self.commands)
-
-    def send(self, message: MoveArm.Goal, feedback=None):
-        """Send a goal and return its client goal handle once accepted."""
-        future = self.client.send_goal_async(message, feedback_callback=feedback)
-        wait_for(future.done, what="goal response")
-        handle = future.result()
-        assert handle.accepted
-        return handle
-
-    def run(self, message: MoveArm.Goal, timeout: float = 60.0) -> Outcome:
-        """Send a goal, wait for its result; the commands and feedback it produced."""
-        feedback: list = []
-        before = self.command_count()
-        started = time.monotonic()
-        handle = self.send(message, feedback=lambda m: feedback.append(m.feedback))
-        response = self.wait_result(handle, timeout)
-        elapsed = time.monotonic() - started
-        if response.result.status == Result.SUCCEEDED:
-            # The result can overtake the last setpoints on their way to this listener.
-            final = tuple(response.result.final_joints.position)
-
-            def last_setpoint_seen() -> bool:
-                with self.lock:
-                    return (
-                        len(self.commands) > before and tuple(self.commands[-1].position) == final
-                    )
-
-            wait_for(last_setpoint_seen, what="the goal's last setpoint on joint_commands")
-        with self.lock:
-            commands = self.commands[before:]
-        return Outcome(response.result, response.status, feedback, commands, elapsed)
-
-    @staticmethod
-    def wait_result(handle, timeout: float = 60.0):
-        future = handle.get_result_async()
-        wait_for(future.done, timeout, "goal result")
-        return future.result()
-
-    def latest_joints(self) -> tuple[float, ...]:
-        """The positions of the latest joint_states (waiting for the first one)."""
-
-        def latest():
-            with self.lock:
-                return tuple(self.states[-1].position) if self.states else None
-
-        return wait_for(latest, what="joint_states")
-
-    def wait_until_at(self, joints, tolerance: float) -> tuple[float, ...]:
-        """Wait until joint_states are within `tolerance` (rad) of `joints`, and check that
-        the arm then stays there for 3 more joint_states; the positions."""
-        target = np.asarray(joints, dtype=float)
-
-        def there(index: int | None = None):
-            with self.lock:
-                if not self.states:
-                    return None
-                state = self.states[-1 if index is None else index]
-            positions = np.asarray(state.position)
-            return tuple(positions) if np.abs(positions - target).max() <= tolerance else None
-
-        reached = wait_for(there, what=f"the arm at {np.round(target, 6).tolist()}")
-        with self.lock:
-            seen = len(self.states)
-        wait_for(lambda: len(self.states) >= seen + 3, what="3 more joint_states")
-        for index in range(seen, seen + 3):
-            assert there(index), "the arm moved on"
-        return reached
-
-    def wait_until_tip(self, x: float, y: float, tolerance: float) -> tuple[float, ...]:
-        """Wait until the tool of joint_states is within `tolerance` (m) of (x, y); joints."""
-
-        def there():
-            joints = self.latest_joints()
-            return joints if math.dist(tip_of(joints), (x, y)) <= tolerance else None
-
-        return wait_for(there, what=f"the tool at ({x}, {y})")
-
-    def move_to(self, x: float, y: float) -> tuple[float, ...]:
-        """Bring the tool to (x, y) with a fast JOINT move; the joints once it is there."""
-        outcome = self.run(goal(x, y, mode=Goal.JOINT, speed=1.0))
-        assert outcome.result.status == Result.SUCCEEDED, outcome.result.message
-        return self.wait_until_at(outcome.result.final_joints.position, 1e-9)
-
-    def assert_no_command_after(self, count: int) -> None:
-        """No joint_commands since `count`, checked after the hardware published 5 more
-        joint_states (the graph has been running for a while after the result)."""
-        with self.lock:
-            seen = len(self.states)
-        wait_for(lambda: len(self.states) >= seen + 5, what="5 more joint_states")
-        with self.lock:
-            extra = self.commands[count:]
-        assert extra == [], f"{len(extra)} joint_commands were sent"
-
-    def latest_markers(self) -> MarkerArray:
-        with self.lock:
-            return self.markers[-1]
-
-
-#: joint_states at 25 Hz instead of 50: every node of these tests shares one process and one
-#: rclpy executor, which on 2 cores slips into a busy loop under ~300 callbacks a second
-#: (rclpy 7.1, see the report); the setpoints still stream at the configured 50 Hz.
-TEST_OVERRIDES = (("hardware.publish_rate_hz", 25.0),)
-
-
-def make_nodes(graph: RosGraph, *, ik=True, hardware=True, overrides=(), namespace="") -> dict:
-    """The nodes of one arm; a `namespace` keeps a second arm in the same process (and DDS
-    domain) apart from the first."""
-    params = [Parameter(name, value=value) for name, value in (*TEST_OVERRIDES, *overrides)]
-    common = {"context": graph.context, "parameter_overrides": params, "namespace": namespace}
-    nodes = {}
-    if ik:
-        nodes["ik"] = graph.add(IkNode(**common))
-    if hardware:
-        nodes["hardware"] = graph.add(HardwareNode(**common))
-    nodes["trajectory"] = graph.add(TrajectoryNode(**common))
-    return nodes
-
-
 @pytest.fixture(scope="module")
-def arm() -> Iterator[Harness]:
-    with ros_graph() as graph:
-        nodes = make_nodes(graph)
-        harness = Harness(graph, nodes["hardware"])
-        harness.trajectory = nodes["trajectory"]
-        yield harness
+def arm(default_arm: Harness) -> Harness:
+    return default_arm
 
 
 # --- a straight line that works ------------------------------------------------------------------
@@ -258,18 +57,20 @@ def test_straight_line_streams_setpoints_on_the_line_within_the_joint_speed_limi
     tips = np.array([tip_of(c.position) for c in outcome.commands])
     start_tip = tip_of(start)
     length = math.dist(start_tip, target)
-    # One setpoint per period at 0.05 m/s (1 mm each: no joint limits it on this line).
-    assert len(tips) == math.ceil(length / (0.05 * PERIOD) - 1e-9)
-    assert distance_to_line(tips, start_tip, target).max() < 1e-6
+    # No joint limits the tool on this line: from rest up to 0.05 m/s at 0.3 m/s^2, and down
+    # again to rest at the target, a setpoint per period, each on the line.
+    distances = trapezoid_distances(length, 0.05 * TOOL_SHARE, TOOL_ACCELERATION * TOOL_SHARE)
+    assert len(tips) == len(distances) == 126
+    along = (tips - start_tip) @ np.subtract(target, start_tip) / length
+    assert along == pytest.approx(distances, abs=1e-9)
     assert tips[-1] == pytest.approx(target, abs=1e-6)
-    joints = np.array([start] + [list(c.position) for c in outcome.commands])
-    steps = np.abs(np.diff(joints, axis=0))
-    assert np.all(steps <= LIMITS * PERIOD * (1 + 1e-9))
+    check_stream(start, outcome.commands, (start_tip, target))
     for command in outcome.commands:
         assert list(command.name) == NAMES
-    # The result: the whole path feasible, final joints = the last setpoint, planned steps.
+    # The result: the whole path feasible, final joints = the last setpoint, planned steps (a
+    # point at every setpoint: they are under 1 mm apart).
     assert result.feasible_fraction == 1.0
-    assert result.total_steps == math.ceil(length / CONFIG.trajectory.default_max_step - 1e-9)
+    assert result.total_steps == len(distances)
     assert list(result.final_joints.position) == list(outcome.commands[-1].position)
     assert list(result.final_joints.name) == NAMES
     # Feedback: with the first setpoint, then every 0.1 s (about every 5th setpoint), and with
@@ -307,27 +108,13 @@ def test_joint_mode_reaches_the_goal_with_the_tool_off_the_straight_line(arm):
     joints = np.array([start] + [list(c.position) for c in outcome.commands])
     steps = np.abs(np.diff(joints, axis=0))
     assert np.all(steps <= 0.8 * LIMITS * PERIOD * (1 + 1e-9))
+    check_stream(start, outcome.commands)  # from rest to rest within the accelerations too
     # Each joint moves in a straight line in joint space (all in step).
     progress = (joints - joints[0]) / (joints[-1] - joints[0])
     assert progress[:, 0] == pytest.approx(progress[:, 1], abs=1e-9)
 
 
 # --- plans that fail before anything moves --------------------------------------------------------
-
-
-def first_index(points, predicate) -> int:
-    return next(i for i, p in enumerate(points) if predicate(p))
-
-
-def line_points(start, target, step=0.001) -> list[tuple[float, float]]:
-    count = math.ceil(math.dist(start, target) / step - 1e-9)
-    return [
-        (
-            start[0] + (i + 1) / count * (target[0] - start[0]),
-            start[1] + (i + 1) / count * (target[1] - start[1]),
-        )
-        for i in range(count)
-    ]
 
 
 @pytest.mark.parametrize(
@@ -355,7 +142,8 @@ def test_an_infeasible_line_aborts_at_the_right_step_and_sends_nothing(
     assert result.ik_status == ik_status
     assert result.failed_step == expected
     assert result.total_steps == len(points)
-    assert result.feasible_fraction == pytest.approx(expected / len(points))
+    reached = math.dist(tip_of(start), points[expected - 1])
+    assert result.feasible_fraction == pytest.approx(reached / math.dist(tip_of(start), target))
     assert (result.failed_point.x, result.failed_point.y) == pytest.approx(
         points[expected], abs=1e-12
     )
@@ -431,12 +219,12 @@ def test_invalid_goals_are_refused_with_the_reason_and_move_nothing(arm, fields,
 # --- cancel and preemption ----------------------------------------------------------------------
 
 
-def test_cancel_stops_streaming_at_once_and_leaves_the_arm_at_the_last_setpoint(arm):
-    arm.move_to(0.16, 0.0)
+def test_cancel_decelerates_along_the_line_and_leaves_the_arm_at_the_last_setpoint(arm):
+    start = arm.move_to(0.16, 0.0)
     feedback: list = []
     before = arm.command_count()
-    handle = arm.send(goal(0.10, 0.10, speed=0.02), feedback=lambda m: feedback.append(m))
-    wait_for(lambda: len(feedback) >= 10, what="10 feedback messages")
+    handle = arm.send(goal(0.10, 0.10, speed=0.05), feedback=lambda m: feedback.append(m))
+    wait_for(lambda: len(feedback) >= 10, what="10 feedback messages")  # at 0.05 m/s by then
     cancel = handle.cancel_goal_async()
     wait_for(cancel.done, what="cancel response")
     assert len(cancel.result().goals_canceling) == 1
@@ -446,31 +234,50 @@ def test_cancel_stops_streaming_at_once_and_leaves_the_arm_at_the_last_setpoint(
     assert result.status == Result.CANCELED
     with arm.lock:
         sent = arm.commands[before:]
-    assert 10 <= len(sent) < feedback[-1].feedback.total_steps  # stopped well before the end
+    total = feedback[-1].feedback.total_steps
+    assert 10 <= result.sent_setpoints < len(sent) < total  # decelerated, and well before the end
+    assert result.total_setpoints == total
     assert list(result.final_joints.position) == list(sent[-1].position)
+    # The deceleration: on the line, within every limit, the tool from 0.05 m/s to rest.
+    check_stream(start, sent, (tip_of(start), (0.10, 0.10)))
+    tips = np.array([tip_of(c.position) for c in sent])
+    speeds = np.linalg.norm(np.diff(tips, axis=0), axis=1) / PERIOD
+    stop = result.sent_setpoints - 1
+    assert speeds[stop - 1] == pytest.approx(0.05 * TOOL_SHARE, rel=1e-6)
+    assert np.all(np.diff(speeds[stop:]) < 0)  # slower every period, to rest
+    assert "decelerated along its path in " in result.message
     count = arm.command_count()
     arm.assert_no_command_after(count)
     # The arm stays at the last commanded point.
     arm.wait_until_at(sent[-1].position, 1e-9)
 
 
-def test_a_new_goal_preempts_the_running_one(arm):
-    arm.move_to(0.16, 0.0)
+def test_a_new_goal_preempts_the_running_one_which_decelerates_first(arm):
+    start = arm.move_to(0.16, 0.0)
     feedback: list = []
-    first = arm.send(goal(0.10, 0.10, speed=0.02), feedback=lambda m: feedback.append(m))
-    wait_for(lambda: len(feedback) >= 5, what="first goal streaming")
+    before = arm.command_count()
+    first = arm.send(goal(0.10, 0.10, speed=0.05), feedback=lambda m: feedback.append(m))
+    wait_for(lambda: len(feedback) >= 10, what="first goal streaming")
     target = (0.15, 0.05)
     second = arm.run(goal(*target, speed=0.1))
     first_response = arm.wait_result(first)
     assert first_response.result.status == Result.PREEMPTED
     assert first_response.status == GoalStatus.STATUS_ABORTED
     assert "preempted" in first_response.result.message
+    assert "decelerated along its path in " in first_response.result.message
     assert second.result.status == Result.SUCCEEDED, second.result.message
-    # The second goal starts where the first one left the arm: its line begins within one
-    # setpoint of the first goal's final joints.
-    stopped_at = tip_of(first_response.result.final_joints.position)
-    tips = np.array([tip_of(c.position) for c in second.commands])
-    assert math.dist(stopped_at, tips[0]) <= 0.1 * PERIOD + 0.02 * PERIOD + 1e-9
+    # The first goal decelerated to rest on its line within the limits; the second starts
+    # from that very setpoint (from rest: its first step is a period's acceleration), so the
+    # whole stream of commands keeps the limits.
+    stopped_at = list(first_response.result.final_joints.position)
+    with arm.lock:
+        commands = arm.commands[before:]
+    positions = [list(c.position) for c in commands]
+    cut = max(i for i, q in enumerate(positions) if q == stopped_at) + 1
+    check_stream(start, commands[:cut], (tip_of(start), (0.10, 0.10)))
+    check_stream(stopped_at, commands[cut:], (tip_of(stopped_at), target))
+    tips = np.array([tip_of(c.position) for c in commands[cut:]])
+    assert math.dist(tip_of(stopped_at), tips[0]) <= 0.5 * TOOL_ACCELERATION * PERIOD**2
     assert tips[-1] == pytest.approx(target, abs=1e-6)
 
 

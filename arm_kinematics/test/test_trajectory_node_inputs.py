@@ -16,14 +16,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from arm_2r import (
+    CONFIG,
+    NAMES,
+    PERIOD,
+    check_stream,
+    distance_to_polyline,
+    passes_every_corner,
+    tip_of,
+)
 from geometry_msgs.msg import PointStamped
 from rcl_interfaces.msg import Log
 from ros_helpers import ros_graph, wait_for
-from test_ik_node_frames import urdf_origin
-from test_trajectory_inputs import distance_to_polyline, poses
-from test_trajectory_inputs import message as trajectory
-from test_trajectory_node import CONFIG, NAMES, PERIOD, Harness, goal, make_nodes, tip_of
+from trajectory_harness import Harness, goal, joint_trajectory, make_nodes, poses
 from trajectory_msgs.msg import JointTrajectory
+from urdf_chain import urdf_origin
 
 from arm_kinematics.bridge.convert import from_json
 from arm_kinematics_interfaces.action import MoveArm
@@ -82,7 +89,7 @@ class Inputs(Harness):
         start = np.array(self.move_to(0.16, 0.0))
         before = self.command_count()
         logs = self.log_count()
-        self.planner.publish(trajectory(NAMES, [(3.0, start + np.array((0.5, -0.5)))]))
+        self.planner.publish(joint_trajectory(NAMES, [(3.0, start + np.array((0.5, -0.5)))]))
         wait_for(lambda: self.command_count() >= before + 10, what="the trajectory streaming")
         return before, logs
 
@@ -114,19 +121,20 @@ def test_a_planner_trajectory_with_shuffled_names_is_streamed_and_the_arm_ends_o
     middle, last = start + np.array((0.3, -0.4)), start + np.array((0.5, -0.2))
     before = arm.command_count()
     logs = arm.log_count()
-    # elbow first, as a planner with another joint order sends it.
-    arm.planner.publish(trajectory(["elbow", "shoulder"], [(0.5, middle[::-1]), (0.8, last[::-1])]))
+    # elbow first, as a planner with another joint order sends it; at rest at each point (a
+    # cubic between two points: at most 6 dq / dt^2 = 4.9 rad/s^2, within 480 deg/s^2).
+    points = [(0.7, middle[::-1]), (1.1, last[::-1])]
+    arm.planner.publish(joint_trajectory(["elbow", "shoulder"], points, at_rest=True))
     arm.wait_until_at(last, 1e-9)
     arm.wait_log("joint trajectory SUCCEEDED", logs)
     sent = arm.sent_since(before)
-    assert len(sent) == math.ceil(0.8 / PERIOD - 1e-9)
+    assert len(sent) == math.ceil(1.1 / PERIOD - 1e-9)
     assert all(list(c.name) == NAMES for c in sent)
     joints = np.array([start] + [list(c.position) for c in sent])
     assert joints[-1].tolist() == pytest.approx(last.tolist(), abs=1e-12)
-    steps = np.abs(np.diff(joints, axis=0))
-    assert np.all(steps <= LIMITS * PERIOD * (1 + 1e-9))
-    # Linear in time between the points: at 0.5 s (setpoint 25) the arm is commanded `middle`.
-    assert joints[round(0.5 / PERIOD)].tolist() == pytest.approx(middle.tolist(), abs=1e-9)
+    check_stream(start, sent)
+    # Through the points at their times: at 0.7 s (setpoint 35) the arm is commanded `middle`.
+    assert joints[round(0.7 / PERIOD)].tolist() == pytest.approx(middle.tolist(), abs=1e-9)
 
 
 @pytest.mark.parametrize(
@@ -144,8 +152,15 @@ def test_a_planner_trajectory_with_shuffled_names_is_streamed_and_the_arm_ends_o
             [(1.0, (0.1, 0.8)), (1.1, (0.8, 0.8))],
             "point 1: joint shoulder moves 0.7 rad in 0.1 s (7 rad/s), faster than its limit",
         ),
+        (
+            # Positions only: at rest at point 0, then at once at 0.5 rad/s.
+            NAMES,
+            [(2.0, (0.1, 0.8)), (3.0, (0.6, 0.8))],
+            # (about 25 rad/s^2: how much less depends on the approach from where the arm is)
+            ("point 0 (2.00 s): joint shoulder accelerates at ", "over its limit 8.38 rad/s^2"),
+        ),
     ],
-    ids=["subset", "non_increasing", "out_of_limits", "too_fast"],
+    ids=["subset", "non_increasing", "out_of_limits", "too_fast", "over_acceleration"],
 )
 def test_a_trajectory_that_breaks_a_rule_is_refused_with_one_log_line_and_nothing_moves(
     arm, names, points, line
@@ -153,21 +168,25 @@ def test_a_trajectory_that_breaks_a_rule_is_refused_with_one_log_line_and_nothin
     arm.move_to(0.16, 0.0)
     before = arm.command_count()
     logs = arm.log_count()
-    arm.planner.publish(trajectory(names, points))
+    arm.planner.publish(joint_trajectory(names, points))
     refused = arm.wait_log("joint trajectory refused", logs)
-    assert line in refused[0]
+    for part in line if isinstance(line, tuple) else (line,):
+        assert part in refused[0]
     assert refused[0].endswith("nothing moved")
     arm.assert_no_command_after(before)
     assert len(arm.wait_log("joint trajectory refused", logs)) == 1
 
 
-def test_an_empty_trajectory_stops_the_arm_where_it_is(arm):
+def test_an_empty_trajectory_stops_the_arm_along_its_path(arm):
     before, logs = arm.start_slow_trajectory()
+    start = arm.sent_since(before - 1)[0].position  # where move_to left the arm
     arm.planner.publish(JointTrajectory(joint_names=list(NAMES)))
     arm.wait_log("empty joint trajectory: stopped the running joint trajectory", logs)
-    arm.wait_log("joint trajectory PREEMPTED: stopped by an empty joint trajectory", logs)
+    stopped = arm.wait_log("joint trajectory PREEMPTED: stopped by an empty joint trajectory", logs)
+    assert "decelerated along its path in " in stopped[0]
     count = arm.command_count()
     assert count - before < 3.0 / PERIOD / 2  # stopped well before the end
+    check_stream(start, arm.sent_since(before))  # slowed down within the limits, to rest
     arm.assert_no_command_after(count)
     arm.wait_until_at(arm.sent_since(count - 1)[0].position, 1e-9)
 
@@ -179,7 +198,7 @@ def test_a_trajectory_preempts_a_running_goal(arm):
     wait_for(lambda: len(feedback) >= 5, what="the goal streaming")
     now = np.array(arm.latest_joints())
     last = now + np.array((-0.4, 0.3))
-    arm.planner.publish(trajectory(NAMES, [(1.0, last)]))
+    arm.planner.publish(joint_trajectory(NAMES, [(1.0, last)]))
     response = arm.wait_result(running)
     assert response.result.status == Result.PREEMPTED
     assert response.result.message.startswith("preempted by a newer joint trajectory")
@@ -300,10 +319,9 @@ def test_a_goal_with_waypoints_moves_along_the_polyline(arm):
     assert outcome.result.status == Result.SUCCEEDED, outcome.result.message
     tips = [tip_of(c.position) for c in outcome.commands]
     assert max(distance_to_polyline(t, corners) for t in tips) < 1e-6
-    for corner in corners[1:]:
-        assert min(math.dist(t, corner) for t in tips) < 1e-9
-    joints = np.array([start] + [list(c.position) for c in outcome.commands])
-    assert np.all(np.abs(np.diff(joints, axis=0)) <= LIMITS * PERIOD * (1 + 1e-9))
+    assert tips[-1] == pytest.approx(corners[-1], abs=1e-9)
+    assert passes_every_corner(tips, corners, CONFIG.trajectory.max_tool_acceleration, PERIOD)
+    check_stream(start, outcome.commands)
     arm.wait_until_tip(*corners[-1], 1e-6)
 
 

@@ -16,7 +16,13 @@ from builtin_interfaces.msg import Time
 from visualization_msgs.msg import Marker
 
 from arm_kinematics.config import ArmConfig
-from arm_kinematics.kinematics import IkAnswers, Setpoints, chain_solver
+from arm_kinematics.kinematics import (
+    IkAnswers,
+    PlanOptions,
+    Setpoints,
+    chain_solver,
+    joint_setpoints,
+)
 from arm_kinematics.nodes.refusals import Refusal, WrongFrame
 from arm_kinematics.nodes.trajectory.goals import Admission, Move, Result, invalid_goal, validate
 from arm_kinematics.nodes.trajectory.ik_batch import (
@@ -43,11 +49,10 @@ POSES = ToolPoses(ARM, CONFIG)
 LINEAR = MoveArm.Goal.LINEAR
 
 
-def move(x: float = 0.12, y: float = 0.05, **fields) -> Move:
-    heading = fields.pop("heading", None)
-    values = {"mode": LINEAR, "speed": 0.05, "max_step": 0.001, **fields}
-    target = (x, y) if heading is None else (x, y, heading)
-    return Move(target=target, **values)
+def move(x: float = 0.12, y: float = 0.05, speed: float = 0.05, max_step: float = 0.001) -> Move:
+    """A LINEAR goal's Move to (x, y) at `speed` m/s, as `validate` makes it."""
+    options = PlanOptions(max_step, CONFIG.motion_limits(speed), CONFIG.trajectory.max_joint_step)
+    return Move(mode=LINEAR, target=(x, y), options=options)
 
 
 # --- validation --------------------------------------------------------------------------------
@@ -164,8 +169,10 @@ def setpoints(count: int = 12, period: float = 0.005) -> Setpoints:
     return Setpoints(joints=joints, period=period, forward=ARM.tool_vector)
 
 
-def stream(recorder: Recorder, watchdog: float = 5.0, tolerance: float = 1e-9) -> SetpointStream:
-    settings = StreamSettings(period=0.005, watchdog_s=watchdog, goal_tolerance=tolerance)
+def stream(
+    recorder: Recorder, watchdog: float = 5.0, tolerance: float = 1e-9, period: float = 0.005
+) -> SetpointStream:
+    settings = StreamSettings(period=period, watchdog_s=watchdog, goal_tolerance=tolerance)
     return SetpointStream(
         settings, recorder.monitor, recorder.publish, recorder.on_feedback, POSES.words_at
     )
@@ -191,7 +198,41 @@ def test_the_stream_sends_every_setpoint_then_succeeds_once_the_arm_is_there():
     assert np.all(since_first >= np.arange(len(plan)) * 0.005 - 1e-6)
 
 
-def test_a_canceled_goal_stops_streaming_at_once_with_the_arm_at_the_last_setpoint():
+def test_a_canceled_goal_decelerates_along_its_path_within_the_limits_then_stays():
+    monitor = JointStateMonitor()
+    home = tuple(CONFIG.home)
+    monitor.update(home)
+    run = Admission().admit(b"1", move())
+    recorder = Recorder(monitor, stop_after=(20, run, Result.CANCELED))
+    limits = CONFIG.motion_limits()
+    # 1.4 rad of shoulder at up to 120 deg/s and 480 deg/s^2: 0.92 s, at full speed from 0.25 s
+    # to 0.67 s; canceled at 0.4 s, 0.25 s of deceleration take it 0.26 rad further.
+    goal = (home[0] + 1.4, home[1] - 0.5)
+    motion = joint_setpoints(ARM, home, goal, limits)
+    outcome = stream(recorder, period=limits.period).run(run, motion, home, total_steps=1)
+    assert outcome.status == Result.CANCELED
+    assert (outcome.sent_setpoints, outcome.total_setpoints) == (20, len(motion))
+    sent = np.array(recorder.sent)
+    assert len(sent) == 20 + 13 < len(motion)  # it decelerated after the cancel, stopped short
+    assert sent[:20].tolist() == motion.joints[:20].tolist()
+    assert sent[-1, 0] - sent[19, 0] == pytest.approx(
+        0.5 * limits.joint_velocities[0] * 0.25, rel=0.1
+    )
+    # On the joint line, within the limits, ending at rest: the stream's finite differences.
+    stream_rows = np.vstack((home, home, sent, sent[-1], sent[-1]))
+    velocity = np.abs(np.diff(stream_rows, axis=0)) / limits.period
+    acceleration = np.abs(np.diff(stream_rows, n=2, axis=0)) / limits.period**2
+    assert np.all(velocity <= np.array(limits.joint_velocities) * (1 + 1e-9))
+    assert np.all(acceleration <= np.array(limits.joint_accelerations) * (1 + 1e-9))
+    share = (sent - home) @ (np.subtract(goal, home)) / np.sum(np.subtract(goal, home) ** 2)
+    assert np.abs(sent - (home + share[:, None] * np.subtract(goal, home))).max() < 1e-12
+    assert outcome.final == recorder.sent[-1]
+    assert outcome.message.startswith("canceled by the client; decelerated along its path in ")
+    assert "; the arm stays at (" in outcome.message
+    assert recorder.feedback[-1] <= 20  # no feedback while it stops
+
+
+def test_a_canceled_stream_without_a_path_stops_at_once_at_the_last_setpoint():
     monitor = JointStateMonitor()
     monitor.update(tuple(CONFIG.home))
     admission = Admission()
@@ -201,7 +242,10 @@ def test_a_canceled_goal_stops_streaming_at_once_with_the_arm_at_the_last_setpoi
     assert outcome.status == Result.CANCELED
     assert len(recorder.sent) == 3
     assert outcome.final == recorder.sent[-1]
-    assert outcome.message.startswith("canceled by the client; the arm stays at (")
+    assert outcome.message.startswith(
+        "canceled by the client; held at its last setpoint (no path to decelerate along); "
+        "the arm stays at ("
+    )
 
 
 def test_joint_states_that_stop_during_the_move_end_it_as_a_hardware_fault():
@@ -214,6 +258,7 @@ def test_joint_states_that_stop_during_the_move_end_it_as_a_hardware_fault():
     )
     assert outcome.status == Result.HARDWARE_FAULT
     assert "joint_states stopped for 0.02 s during the move" in outcome.message
+    assert "stopped at once (no deceleration: the hardware does not answer)" in outcome.message
     assert 0 < len(recorder.sent) < 200
     assert outcome.final == recorder.sent[-1]
 
@@ -378,10 +423,16 @@ def test_a_feasible_line_plans_setpoints_and_an_infeasible_one_ends_with_its_ste
     start = tuple(CONFIG.home)
     planned = plan_move(ARM, CONFIG, move(0.12, 0.05), start, chain_solver(ARM), run)
     assert isinstance(planned, PlannedMove)
-    assert planned.total_steps == math.ceil(
-        math.dist(ARM.forward(start)[:2], (0.12, 0.05)) / 0.001 - 1e-9
-    )
+    # A point at every setpoint of the tool's own timing (under 1 mm apart at 0.05 m/s): from
+    # rest up to 0.05 m/s at 0.3 m/s^2 and down again, within 0.1 % of them. From home the
+    # elbow would start at 8.6 rad/s^2 that way, over its 8.38: the joints' timing is a little
+    # slower, and its setpoints solved on the line in a second call.
+    length = math.dist(ARM.forward(start)[:2], (0.12, 0.05))
+    seconds = length / 0.04995 + 0.04995 / 0.2997
+    assert planned.total_steps == math.ceil(seconds / 0.02) == 46
+    assert len(planned.setpoints) == 47
     assert ARM.forward(planned.setpoints.joints[-1])[:2] == pytest.approx((0.12, 0.05), abs=1e-9)
+    assert planned.setpoints.follower is not None  # a stop decelerates along the line
     failed = plan_move(ARM, CONFIG, move(0.3, 0.0), start, chain_solver(ARM), run)
     assert failed.status == Result.IK_FAILED
     assert failed.ik_status == SolveIK.Response.TOO_FAR

@@ -5,8 +5,16 @@
 // and home from the hardware node's calibration/state, and says so while calibration mode is
 // on (then trajectory_node refuses every motion).
 
-const JOINT_SPEED_FRACTION = 0.5; // of each joint's max_velocity_deg_s
+const JOINT_SPEED_FRACTION = 0.5; // of each joint's max_velocity_deg_s and max_acceleration_deg_s2
 const SHORTEST_MOVE_S = 0.3;
+const ACCELERATION_TIME_S = 0.25; // without an acceleration limit: full speed in this time (the config's rule)
+
+// Seconds the fastest move over `distance` takes from rest to rest at most at `speed` and within
+// `acceleration` (degrees): a trapezoid, or a triangle where it never reaches the speed.
+function restToRestSeconds(distance, speed, acceleration) {
+  if (distance * acceleration >= speed * speed) return distance / speed + speed / acceleration;
+  return 2 * Math.sqrt(distance / acceleration);
+}
 
 function element(tag, attributes, parent, text) {
   const node = document.createElement(tag);
@@ -30,6 +38,9 @@ export class JogPanel {
     };
     this.joints = []; // {joint, min, max, home, velocity} in degrees, the arm's joints
     this.live = new Map(); // name -> rad
+    this.speeds = new Map(); // name -> rad/s, from the last two joint_states
+    this.sent = new Map(); // name -> rad: where this panel's last move goes
+    this.stamp = null; // the latest joint_states' stamp (s)
     this.faulted = false;
     this.built = false;
     box.classList.add("jog-panel");
@@ -61,7 +72,14 @@ export class JogPanel {
     const gripper = msg.gripper_joint;
     this.joints = msg.calibration
       .filter((c) => c.joint !== gripper)
-      .map((c) => ({ joint: c.joint, min: c.joint_min_deg, max: c.joint_max_deg, home: c.home_deg, velocity: c.max_velocity_deg_s }));
+      .map((c) => ({
+        joint: c.joint,
+        min: c.joint_min_deg,
+        max: c.joint_max_deg,
+        home: c.home_deg,
+        velocity: c.max_velocity_deg_s,
+        acceleration: c.max_acceleration_deg_s2 || c.max_velocity_deg_s / ACCELERATION_TIME_S,
+      }));
     for (const joint of this.joints) {
       const row = element("label", { class: "jog-row", "data-joint": joint.joint }, this.rows);
       element("span", { class: "jog-name" }, row, joint.joint);
@@ -76,7 +94,15 @@ export class JogPanel {
   }
 
   onJointStates(msg) {
-    msg.name.forEach((n, i) => this.live.set(n, Number(msg.position[i])));
+    const stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9;
+    msg.name.forEach((n, i) => {
+      const rad = Number(msg.position[i]);
+      const before = this.live.get(n);
+      const dt = stamp - (this.stamp ?? stamp);
+      if (before !== undefined && dt > 0) this.speeds.set(n, (rad - before) / dt);
+      this.live.set(n, rad);
+    });
+    this.stamp = stamp;
     for (const joint of this.joints) {
       const rad = this.live.get(joint.joint);
       if (rad === undefined || document.activeElement === joint.input) continue;
@@ -85,14 +111,25 @@ export class JogPanel {
     }
   }
 
-  // targets: joint -> degrees (the others stay where they are). One point, timed so that no
-  // joint goes faster than JOINT_SPEED_FRACTION of its limit from where it is now.
+  // targets: joint -> degrees (the others stay where they are). One point, timed so that from
+  // where it is now, starting and ending at rest, no joint needs more than JOINT_SPEED_FRACTION
+  // of its speed and acceleration limits (trajectory_node refuses a first point sooner than the
+  // limits allow). The arm may be anywhere between where joint_states last said and where this
+  // panel's last move goes (the page's view lags), and a moving arm first decelerates along its
+  // motion: the farthest of those, and the distance it may still go (v^2 / 2a), both ways.
   send(targets) {
     if (this.calibrating || this.joints.some((j) => !this.live.has(j.joint))) return;
     const positions = this.joints.map((j) => (targets.has(j.joint) ? (targets.get(j.joint) * Math.PI) / 180 : this.live.get(j.joint)));
     const seconds = Math.max(
       SHORTEST_MOVE_S,
-      ...this.joints.map((j, i) => Math.abs(((positions[i] - this.live.get(j.joint)) * 180) / Math.PI) / (JOINT_SPEED_FRACTION * j.velocity)),
+      ...this.joints.map((j, i) => {
+        const speed = (Math.abs(this.speeds.get(j.joint) ?? 0) * 180) / Math.PI;
+        const stopping = (speed * speed) / j.acceleration; // twice v^2 / 2a: there and back
+        const from = [this.live.get(j.joint), this.sent.get(j.joint) ?? this.live.get(j.joint)];
+        const farthest = Math.max(...from.map((rad) => Math.abs(positions[i] - rad)));
+        const distance = (farthest * 180) / Math.PI + stopping;
+        return restToRestSeconds(distance, JOINT_SPEED_FRACTION * j.velocity, JOINT_SPEED_FRACTION * j.acceleration);
+      }),
     );
     const sec = Math.floor(seconds);
     const msg = {
@@ -100,6 +137,7 @@ export class JogPanel {
       points: [{ positions, time_from_start: { sec, nanosec: Math.round((seconds - sec) * 1e9) } }],
     };
     this.ros.send({ op: "publish", topic: this.names.trajectory, msg });
+    this.joints.forEach((j, i) => this.sent.set(j.joint, positions[i]));
     this.note.textContent = `moving ${[...targets.keys()].join(", ")} in ${seconds.toFixed(1)} s`;
   }
 

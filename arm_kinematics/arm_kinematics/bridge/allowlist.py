@@ -84,6 +84,8 @@ SERVICES = (
     Interface("solve_ik_batch", SolveIKBatch),
     Interface("compute_fk", ComputeFK),
     Interface("plan_cartesian_path", PlanCartesianPath),
+    # The trajectory node's one STOP for every motion (the page's STOP button, its Escape key).
+    Interface("stop", Trigger),
     # Calibration mode (hardware_node, nodes/calibration.py): the calibration page's services.
     Interface("calibration/enter", Trigger),
     Interface("calibration/leave", Trigger),

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from arm_kinematics.config import ArmConfig
-from arm_kinematics.kinematics import Branch, IkResult, PlanarArm, plan_line
-from arm_kinematics.kinematics.planning.line_plan import LinePlan
+from arm_kinematics.kinematics import Branch, IkResult, PathPlan, PlanarArm, PlanOptions, plan_line
+from arm_kinematics.kinematics.planning.stream_limits import differences, with_rest
 
 # A pose to start from (degrees, base to tip), clipped into the joint limits.
 _TOUR_POSE_DEG = (30.0, 45.0, -60.0)
@@ -48,21 +48,16 @@ def result_text(arm: PlanarArm, result: IkResult, names: Sequence[str], target) 
     return lines
 
 
-def plan_default_line(arm, config: ArmConfig, start, goal) -> LinePlan:
+def plan_default_line(arm, config: ArmConfig, start, goal) -> PathPlan:
     """The straight line from `start` to `goal` (tool poses) as the trajectory node would plan
     it with the file's defaults, from the home pose."""
     trajectory = config.trajectory
-    return plan_line(
-        arm,
-        start,
-        goal,
+    options = PlanOptions(
         trajectory.default_max_step,
-        config.home,
-        speed=trajectory.default_speed,
-        joint_velocity_limits=config.max_velocities,
-        max_joint_step=trajectory.max_joint_step,
-        period=1.0 / trajectory.command_rate_hz,
+        config.motion_limits(tool_speed=trajectory.default_speed),
+        trajectory.max_joint_step,
     )
+    return plan_line(arm, start, goal, config.home, options)
 
 
 def tour(config: ArmConfig) -> list[str]:
@@ -143,32 +138,9 @@ def tour(config: ArmConfig) -> list[str]:
         f"    {len(plan.points)} of {plan.total_steps} steps feasible "
         f"({100 * plan.feasible_fraction:.1f} %), duration {plan.duration:.3f} s"
     )
-    if len(plan.points):
-        previous_points = np.vstack((np.asarray(start[:2])[None, :], plan.points[:, :2]))
-        previous_joints = np.vstack((np.asarray(home)[None, :], plan.joints))
-        dt = np.diff(np.concatenate(([0.0], plan.times)))
-        tool = np.hypot(*np.diff(previous_points, axis=0).T) / dt
-        rates = np.abs(np.diff(previous_joints, axis=0)) / dt[:, None]
-        slowed = int(np.sum(tool < trajectory.default_speed * (1 - 1e-9)))
-        out.append(
-            f"    tool speed {tool.min():.4f} .. {tool.max():.4f} m/s; {slowed} steps slowed by a "
-            "joint velocity limit"
-        )
-        peaks = rates.max(axis=0)
-        for name, peak, limit in zip(names, peaks, config.max_velocities, strict=True):
-            out.append(
-                f"    {name}: peak {math.degrees(peak):.1f} deg/s "
-                f"(limit {math.degrees(limit):.1f} deg/s)"
-            )
-        if plan.setpoints is not None:
-            tips = plan.setpoints.tips[:, :2]
-            (dx, dy), rel = np.subtract(goal[:2], start[:2]), tips - np.asarray(start[:2])
-            offsets = (dx * rel[:, 1] - dy * rel[:, 0]) / math.hypot(dx, dy)
-            out.append(
-                f"    {len(plan.setpoints)} setpoints at {trajectory.command_rate_hz:g} Hz "
-                f"({plan.setpoints.duration:.2f} s), each an IK solution on the line (at most "
-                f"{np.abs(offsets).max():.1e} m off it); {plan.solve_calls} IK batch call(s)"
-            )
+    if plan.setpoints is not None:
+        out += setpoint_lines(plan, config, start[:2], goal[:2])
+    if len(plan.points) and plan.times is not None:
         for label, index in (("first", 0), ("middle", len(plan.points) // 2), ("last", -1)):
             x, y = plan.points[index][:2]
             out.append(
@@ -176,3 +148,31 @@ def tour(config: ArmConfig) -> list[str]:
                 f"{joints_text(plan.joints[index], names)}"
             )
     return out
+
+
+def setpoint_lines(plan: PathPlan, config: ArmConfig, start, goal) -> list[str]:
+    """What the setpoints of a planned line do: on the line, and their peak tool speed and
+    acceleration and each joint's, as finite differences at the command period."""
+    assert plan.setpoints is not None
+    setpoints, period = plan.setpoints, plan.setpoints.period
+    tips = setpoints.tips[:, :2]
+    (dx, dy), rel = np.subtract(goal, start), tips - np.asarray(start)
+    offsets = (dx * rel[:, 1] - dy * rel[:, 0]) / math.hypot(dx, dy)
+    tool_v, tool_a = differences(with_rest(start, tips), period)
+    joint_v, joint_a = differences(with_rest(config.home, setpoints.joints), period)
+    lines = [
+        f"    {len(setpoints)} setpoints at {1 / period:g} Hz ({setpoints.duration:.2f} s), each "
+        f"an IK solution on the line (at most {np.abs(offsets).max():.1e} m off it); "
+        f"{plan.solve_calls} IK batch call(s)",
+        f"    tool: peak {np.linalg.norm(tool_v, axis=1).max():.4f} m/s, "
+        f"{np.linalg.norm(tool_a, axis=1).max():.3f} m/s^2 (limit "
+        f"{config.trajectory.max_tool_acceleration:g} m/s^2)",
+    ]
+    for j, name in enumerate(config.joint_names):
+        lines.append(
+            f"    {name}: peak {math.degrees(np.abs(joint_v[:, j]).max()):.1f} deg/s (limit "
+            f"{math.degrees(config.max_velocities[j]):.1f}), "
+            f"{math.degrees(np.abs(joint_a[:, j]).max()):.1f} deg/s^2 (limit "
+            f"{math.degrees(config.max_accelerations[j]):.1f})"
+        )
+    return lines

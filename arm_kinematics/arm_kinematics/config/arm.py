@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arm_kinematics.kinematics import PlanarArm, SpatialArm
+from arm_kinematics.kinematics import MotionLimits, PlanarArm, SpatialArm
 from arm_kinematics.kinematics.envelope import Constraint, Envelope
 
 from .files import load_parameters_file
@@ -81,6 +81,18 @@ class ArmConfig:
     def max_accelerations(self) -> tuple[float, ...]:
         """Joint acceleration limits, rad/s^2."""
         return tuple(j.max_acceleration for j in self.joints)
+
+    def motion_limits(self, tool_speed: float | None = None) -> MotionLimits:
+        """The limits every motion of this arm keeps: the command period, the joints' velocity
+        and acceleration limits and, for a Cartesian path at `tool_speed` (m/s), the tool's
+        acceleration limit (`trajectory.max_acceleration_m_s2`)."""
+        return MotionLimits(
+            period=1.0 / self.trajectory.command_rate_hz,
+            joint_velocities=self.max_velocities,
+            joint_accelerations=self.max_accelerations,
+            tool_speed=tool_speed,
+            tool_acceleration=None if tool_speed is None else self.trajectory.max_tool_acceleration,
+        )
 
     @property
     def home(self) -> tuple[float, ...]:

@@ -253,6 +253,11 @@ NODE_PARAMETERS: dict[str, tuple[str, ...]] = {
         "constraints.goal_time_s",
         "constraints.{joint}.trajectory_deg",
         "constraints.{joint}.goal_deg",
+        "moveit_servo.incoming_command_timeout",
+        "moveit_servo.command_in_type",
+        "moveit_servo.scale.linear",
+        "moveit_servo.scale.rotational",
+        "moveit_servo.scale.joint",
     ),
     "web_bridge": (
         "host",

@@ -5,7 +5,9 @@ Modules, each one idea, grouped by idea (ARCHITECTURE.md has the table): `angles
 `array_api` (units, result types, formulas on floats or arrays), `planar/` (`chain` the model,
 `limits`, `closed_form` the IK formulas, `tool_angles` the 3R heading in closed form,
 `branches`, `explain`, `arm` `PlanarArm.solve`, `many` its arrays), `spatial/` (the spatial arm
-on the planar core), `planning/` (lines, IK answers, setpoints, plans), `workspace` (the
+on the planar core), `planning/` (lines, IK answers, setpoints, the timing's parts: options,
+profiles, stream
+limits, time-optimal timing, path plans, joint plans and trajectories, stops), `workspace` (the
 reachable region) and `envelope/` (the workspace envelope: a table, keep-out boxes, the base
 column).
 """
@@ -20,8 +22,18 @@ from .planning.ik_answers import IkAnswers, SolvePoints, chain_solver
 from .planning.joint_path import Setpoints, first_joint_jump, unwrap_path
 from .planning.joint_plan import joint_move_duration, joint_setpoints
 from .planning.line import LinePath
-from .planning.line_plan import LinePlan, plan_line
-from .planning.polyline import PolylinePlan, plan_polyline, polyline_paths, polyline_step_counts
+from .planning.options import MotionLimits, PlanOptions
+from .planning.path_plan import (
+    PathPlacement,
+    PathPlan,
+    place_path,
+    plan_line,
+    plan_placed,
+    plan_polyline,
+    polyline_paths,
+)
+from .planning.profile import SpeedProfile
+from .planning.stop import Stop, stop_setpoints
 from .spatial.arm import SpatialArm
 from .spatial.model import SpatialChain, ToolPose
 from .spatial.outward import outward_angles, outward_rotation
@@ -39,16 +51,20 @@ __all__ = [
     "IkResult",
     "IkStatus",
     "LinePath",
-    "LinePlan",
+    "MotionLimits",
+    "PathPlacement",
+    "PathPlan",
     "PathViolation",
+    "PlanOptions",
     "PlanStatus",
     "PlanarArm",
     "PlanarChain",
-    "PolylinePlan",
     "Setpoints",
     "SolvePoints",
     "SpatialArm",
     "SpatialChain",
+    "SpeedProfile",
+    "Stop",
     "ToolPose",
     "Violation",
     "Violations",
@@ -59,10 +75,12 @@ __all__ = [
     "joint_setpoints",
     "outward_angles",
     "outward_rotation",
+    "place_path",
     "plan_line",
+    "plan_placed",
     "plan_polyline",
     "polyline_paths",
-    "polyline_step_counts",
+    "stop_setpoints",
     "unwrap_path",
     "wrap_angle",
 ]

@@ -261,6 +261,7 @@ class CalibrationServices:
                     joint_max_deg=math.degrees(joint.max_position),
                     home_deg=math.degrees(joint.home),
                     max_velocity_deg_s=math.degrees(joint.max_velocity),
+                    max_acceleration_deg_s2=math.degrees(joint.max_acceleration),
                 )
             )
         return out

@@ -22,6 +22,10 @@ Interfaces (relative names, so a namespace moves them all):
   local, from the hardware node): while calibration mode is on, every MoveArm goal, joint
   trajectory and clicked point is refused (CALIBRATING; the motion running when it begins is
   stopped); `plan_cartesian_path` plans as usual (it moves nothing).
+- MoveIt Servo's jog: `servo_node/delta_twist_cmds`, `servo_node/delta_joint_cmds`,
+  `servo_node/status` and its services (`nodes/servo/`, docs/jogging.md); a jog is admitted as
+  any other motion;
+- service `stop` (std_srvs/Trigger): stops every motion at once (`nodes/stop_service.py`).
 
 Targets and waypoints may be stamped in the base frame or, with a mount, the mount's parent
 frame; they are transformed into the base frame before planning (`frames.TargetFrames`).
@@ -30,9 +34,11 @@ a plan request may carry; the FollowJointTrajectory action's (`controller_name`,
 `allow_partial_joints_goal`, `constraints.*`).
 
 Goal lifecycle: validate -> start pose from the latest joint_states -> plan (the core's
-`plan_line`: IK of the line's points in one solve_ik_batch round trip, the joint-jump check,
-timing, then IK of the setpoints on the line in a second round trip) -> stream -> wait until
-joint_states reach the last setpoint. Any failure before streaming aborts with nothing sent.
+`plan_polyline`: IK of the line's points in one solve_ik_batch round trip, the joint-jump check,
+the timing within the joint and tool limits, and where a joint sets the pace the IK of the
+setpoints on the line in a second round trip) -> stream (a cancel, a preemption or the shutdown:
+a deceleration along the path) -> wait until joint_states reach the last setpoint. Any failure
+before streaming aborts with nothing sent.
 
 This module is the ROS wiring only; the parts are plain and live in `nodes/trajectory/`:
 `goals` (validation, admission, preemption), `ik_batch` (the IK client), `planning`,
@@ -63,6 +69,8 @@ from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
 from arm_kinematics.kinematics import Setpoints
+from arm_kinematics.kinematics.planning import time_optimal
+from arm_kinematics.kinematics.planning.timed_joint_path import trajectory_setpoints
 from arm_kinematics.nodes.follow_joint_trajectory_action import (
     FollowJointTrajectoryAction,
     declare_follow_parameters,
@@ -71,6 +79,8 @@ from arm_kinematics.nodes.messages import JointStateError, joint_positions, join
 from arm_kinematics.nodes.params import ParameterStartupError, declare_arm_parameters
 from arm_kinematics.nodes.refusals import Refusal
 from arm_kinematics.nodes.runner import run_node
+from arm_kinematics.nodes.servo.interface import ServoInterface
+from arm_kinematics.nodes.stop_service import create_stop_service
 from arm_kinematics.nodes.trajectory import cartesian
 from arm_kinematics.nodes.trajectory.follow_joint_trajectory import FollowMove, TrajectoryFollower
 from arm_kinematics.nodes.trajectory.goals import (
@@ -140,6 +150,7 @@ class TrajectoryNode(Node):
         self.max_waypoints = declare_max_waypoints(self)
         follow_settings = declare_follow_parameters(self, self.config)
         self.arm = self.config.make_arm()
+        time_optimal.load()  # toppra (0.9 s of imports) now, not in the first goal that needs it
         trajectory = self.config.trajectory
         self._names = list(self.config.joint_names)
         self.last_timing = GoalTiming()
@@ -180,6 +191,7 @@ class TrajectoryNode(Node):
             self.poses.words_at,
             on_first=self._on_first_setpoint,
         )
+        self._commanded: tuple[float, ...] | None = None  # the last setpoint published
         self._handles: dict[bytes, ServerGoalHandle] = {}
         self._closing = threading.Event()  # ends the waits of callbacks that are not goals
         self._create_inputs(group)
@@ -201,6 +213,19 @@ class TrajectoryNode(Node):
             lambda: self._joint_states.wait_fresh(trajectory.joint_state_timeout_s, self._closing),
             group,
         )
+        self._servo = ServoInterface(
+            self,
+            self.config,
+            self.arm,
+            self.config.make_envelope(self.arm),
+            self._admission,
+            lambda wake: self._start_pose(
+                self._joint_states.wait_fresh(trajectory.joint_state_timeout_s, wake)
+            ),
+            self._publish_setpoint,
+            group,
+        )
+        create_stop_service(self, self._admission, group)
         action = self.resolve_topic_name("move_arm")  # resolved as rcl_action resolves it
         self.get_logger().info(
             f"trajectory_node ready: action '{action}', joints {self._names}, "
@@ -291,7 +316,7 @@ class TrajectoryNode(Node):
             )
             return
         timeout = self.config.trajectory.joint_state_timeout_s
-        current = self._joint_states.wait_fresh(timeout, self._closing)
+        current = self._start_pose(self._joint_states.wait_fresh(timeout, self._closing))
         try:
             trajectory.check(self.config, current)
         except Refusal as refusal:  # refused whole: nothing moves, nobody is disturbed
@@ -403,7 +428,7 @@ class TrajectoryNode(Node):
             if stopped is not None:
                 return stopped
             timeout = self.config.trajectory.joint_state_timeout_s
-            start = self._joint_states.wait_fresh(timeout, run.wake)
+            start = self._start_pose(self._joint_states.wait_fresh(timeout, run.wake))
             if start is None:
                 return run.stopped(None) or Outcome(
                     Result.NO_JOINT_STATE,
@@ -439,6 +464,18 @@ class TrajectoryNode(Node):
         finally:
             self._admission.release_motion()
 
+    def _start_pose(self, measured: tuple[float, ...] | None) -> tuple[float, ...] | None:
+        """Where a motion starts: the last setpoint this node sent when `measured` (the latest
+        joint_states) is within the goal tolerance of it (the arm is there, at rest after a
+        stop: a new motion goes on from the very setpoint the last one ended with, not from a
+        reading a period old), else `measured`."""
+        commanded = self._commanded
+        if measured is None or commanded is None or len(commanded) != len(measured):
+            return measured
+        tolerance = self.config.trajectory.goal_tolerance
+        near = all(abs(a - b) <= tolerance for a, b in zip(measured, commanded, strict=True))
+        return commanded if near else measured
+
     def _stream_trajectory(
         self, run: GoalRun, trajectory: TrajectoryMove, start: tuple[float, ...]
     ) -> Outcome:
@@ -448,11 +485,7 @@ class TrajectoryNode(Node):
             path = trajectory.check(self.config, start)
         except Refusal as refusal:
             return invalid_goal(Refusal(f"refused: {refusal}; nothing moved"), final=start)
-        setpoints = Setpoints(
-            joints=path.sample(self._stream.settings.period),
-            period=self._stream.settings.period,
-            forward=self.arm.tool_vector,
-        )
+        setpoints = trajectory_setpoints(path, self.config.motion_limits(), self.arm.tool_vector)
         return self._stream.run(run, setpoints, start, len(trajectory))
 
     # --- what the stream sends -------------------------------------------------------------
@@ -460,6 +493,7 @@ class TrajectoryNode(Node):
     def _publish_setpoint(self, joints: Sequence[float]) -> JointState:
         command = joint_state(self._names, joints, stamp=self._now())
         self._commands.publish(command)
+        self._commanded = tuple(float(q) for q in joints)
         return command
 
     def _publish_feedback(
@@ -530,8 +564,9 @@ class TrajectoryNode(Node):
     # --- shutdown --------------------------------------------------------------------------
 
     def close(self, timeout: float = CLOSE_TIMEOUT_S) -> None:
-        """End every goal with SHUTDOWN (the arm stays at its last commanded point), refuse new
-        ones, and wait up to `timeout` s for them; their results go out as the runner spins."""
+        """End every goal with SHUTDOWN (a moving arm decelerates along its path to rest, within
+        the limits: at the shipped ones a quarter of a second), refuse new ones, and wait up to
+        `timeout` s for them; their results go out as the runner spins."""
         self._closing.set()
         if not self._admission.close(timeout):
             self.get_logger().error(f"goals still running {timeout:g} s after the shutdown began")

@@ -7,12 +7,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 
 from ..planar.arm import PlanarArm
+from .options import MotionLimits
+from .profile import SpeedProfile
+
+
+class PathFollower(Protocol):
+    """How a motion's setpoints follow their path, for a stop along it (`stop.py`):
+    `positions` (K,) the path position of each setpoint, `profile` the planned speed along the
+    path (setpoint k is at profile time (k + 1) * period), `limits` what the stream keeps,
+    `start` the joints before the first setpoint; the joints at further path positions (None:
+    one has no solution) and, for a Cartesian path, the tool point there (m; None: no tool
+    limits)."""
+
+    positions: np.ndarray
+    profile: SpeedProfile
+    limits: MotionLimits
+    start: tuple[float, ...]
+
+    def joints_at(self, positions: np.ndarray, seed: tuple[float, ...]) -> np.ndarray | None: ...
+
+    def tool_at(self, positions: np.ndarray) -> np.ndarray | None: ...
 
 
 @dataclass(frozen=True)
@@ -22,12 +43,14 @@ class Setpoints:
     `joints` (K, n) radians. Setpoint k is commanded k periods after the first one. `tips`
     (K, D) is the tool pose of each setpoint in the base frame (the arm's `tool_vector`: a
     planar arm's x, y, heading; a spatial arm's x, y, z, pitch, roll), computed by `forward` on
-    first use (so that the first setpoint need not wait for it).
+    first use (so that the first setpoint need not wait for it). `follower`: how a stop
+    decelerates along their path (None: a stop holds the last setpoint).
     """
 
     joints: np.ndarray
     period: float
     forward: Callable[[Sequence[float]], tuple[float, ...]]
+    follower: PathFollower | None = field(default=None, compare=False)
 
     def __len__(self) -> int:
         return len(self.joints)

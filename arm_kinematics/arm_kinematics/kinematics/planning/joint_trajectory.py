@@ -1,32 +1,46 @@
 """Time-parameterised joint trajectories from other planners: checked whole, then sampled.
 
-Numpy only, no ROS. A trajectory is what `trajectory_msgs/JointTrajectory` carries: joint names
-in any order, and points with positions (rad) and `time_from_start` (s). It is accepted only
-whole, before anything moves:
+Numpy (and scipy, `timed_joint_path.py`), no ROS. A trajectory is what
+`trajectory_msgs/JointTrajectory` carries: joint names in any order, and points with positions
+(rad), optionally velocities (rad/s) and accelerations (rad/s^2), and `time_from_start` (s).
+Its timing is the sender's (MoveIt times its own); it is accepted only whole, before anything
+moves, when:
 
 1. the names are exactly the arm's joints, each once (in any order; a subset is refused, since
    the joints left out would have no command, unless `hold_missing` asks that they keep their
    current position, as FollowJointTrajectory's partial goals do);
-2. every point has one finite position per joint and a finite time;
+2. every point has one finite position per joint (and velocities, accelerations: none, or
+   one finite value per joint) and a finite time;
 3. times strictly increase, and the first is > 0 (the arm needs time to get from where it is to
    the first point) unless the first point is where the arm already is;
 4. every position lies within its joint's limits (LIMIT_TOLERANCE of slack, never clamped);
-5. no segment, including the one from the arm's current pose to the first point, needs a joint
-   faster than its velocity limit: |dq| / dt <= max_velocity (1e-9 relative slack).
-
-The positions are then interpolated linearly in joint space (each segment at constant joint
-speed, so rule 5 is exactly the speed the servos see) and sampled at the command period.
+5. the velocities and accelerations the points give are within the joint limits;
+6. no segment, including the one from the arm's current pose to the first point, needs a joint
+   faster than its velocity limit on average: |dq| / dt <= max_velocity (1e-9 relative slack);
+   a first point at rest (no velocities, or zero ones) is not sooner than the fastest
+   rest-to-rest move there within the limits allows (its approach, `timed_joint_path.py`);
+7. as it will be streamed (interpolated as `timed_joint_path.py` says and sampled at the
+   command period, with the rest before and after it), every setpoint lies within the joint
+   limits and keeps every joint's velocity and acceleration limit: the finite differences of
+   `stream_limits.py`, the one measure every motion of the stack is held to. So a trajectory's
+   acceleration is that of the motion it asks for: where it gives accelerations they shape the
+   quintic and are checked as given (5); with positions only, a change of velocity at a point
+   happens within one period, and is refused unless the acceleration limit allows it.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..planar.chain import LIMIT_TOLERANCE
+from .joint_plan import joint_profile
+from .options import MotionLimits
+from .profile import SpeedProfile
+from .stream_limits import stream_excesses, with_rest
+from .timed_joint_path import TimedJointPath, stretched
 
 _SPEED_SLACK = 1e-9  # relative: rounding of positions and times, not a real excess
 _AT_START_RAD = 1e-6  # a first point at time 0 must be this close to the current pose
@@ -40,55 +54,43 @@ class JointNamesError(JointTrajectoryError):
     """The joint names break rule 1: unknown, named twice, or missing."""
 
 
-@dataclass(frozen=True)
-class TimedJointPath:
-    """A checked trajectory in the arm's joint order, starting at the current pose.
+def _rows(
+    values: Sequence[Sequence[float]] | None,
+    what: str,
+    order: dict[str, int],
+    joint_names: Sequence[str],
+    points: int,
+    width: int,
+) -> np.ndarray | None:
+    """A per-point field (velocities, accelerations) in the arm's joint order, the joints the
+    trajectory leaves out at 0; None unless every point gives one value per joint."""
+    if values is None or not all(len(row) for row in values) or len(values) != points:
+        return None
+    rows = []
+    for index, row in enumerate(values):
+        if len(row) != width:
+            raise JointTrajectoryError(f"point {index}: {len(row)} {what} for {width} joint names")
+        rows.append([float(row[order[name]]) if name in order else 0.0 for name in joint_names])
+    array = np.array(rows, dtype=float)
+    if not np.all(np.isfinite(array)):
+        index, column = np.argwhere(~np.isfinite(array))[0]
+        raise JointTrajectoryError(
+            f"point {index}: joint {joint_names[column]} {what} {array[index, column]}"
+        )
+    return array
 
-    `times` (s, strictly increasing, times[0] == 0) and `positions` (rad, one row per time, the
-    first row the current pose).
-    """
 
-    times: np.ndarray
-    positions: np.ndarray
-
-    @property
-    def duration(self) -> float:
-        """Seconds from the start to the last point."""
-        return float(self.times[-1])
-
-    def at(self, time: float) -> tuple[np.ndarray, np.ndarray]:
-        """Where the path wants the joints `time` s after the start (rad), and how fast (rad/s:
-        the slope of the segment that holds `time`); before the start the first point and after
-        the end the last one, both at rest.
-
-        >>> path = TimedJointPath(np.array([0.0, 2.0]), np.array([[0.0, 1.0], [1.0, 0.0]]))
-        >>> [values.tolist() for values in path.at(0.5)]
-        [[0.25, 0.75], [0.5, -0.5]]
-        >>> [values.tolist() for values in path.at(3.0)]
-        [[1.0, 0.0], [0.0, 0.0]]
-        """
-        times = self.times
-        if time <= times[0] or time >= times[-1]:
-            row = self.positions[0] if time <= times[0] else self.positions[-1]
-            return row.copy(), np.zeros_like(row)
-        segment = int(np.searchsorted(times, time, side="right")) - 1
-        t0, t1 = times[segment], times[segment + 1]
-        q0, q1 = self.positions[segment], self.positions[segment + 1]
-        velocity = (q1 - q0) / (t1 - t0)
-        return q0 + velocity * (time - t0), velocity
-
-    def sample(self, period: float) -> np.ndarray:
-        """Joint setpoints every `period` seconds after the start, the last point included.
-
-        >>> path = TimedJointPath(np.array([0.0, 1.0]), np.array([[0.0, 0.0], [0.5, -1.0]]))
-        >>> path.sample(0.25).round(3).tolist()
-        [[0.125, -0.25], [0.25, -0.5], [0.375, -0.75], [0.5, -1.0]]
-        """
-        count = max(1, math.ceil(self.duration / period - 1e-9))
-        sample_times = np.minimum(np.arange(1, count + 1) * period, self.duration)
-        sample_times[-1] = self.duration
-        return np.column_stack(
-            [np.interp(sample_times, self.times, column) for column in self.positions.T]
+def _within(array: np.ndarray | None, bounds: Sequence[float], what: str, unit: str,
+            joint_names: Sequence[str]) -> None:  # fmt: skip
+    """Rule 5 for one field: every given value within its joint's bound."""
+    if array is None:
+        return
+    over = np.abs(array) > np.asarray(bounds) * (1.0 + _SPEED_SLACK)
+    if over.any():
+        index, column = np.argwhere(over)[0]
+        raise JointTrajectoryError(
+            f"point {index}: joint {joint_names[column]} {what} {array[index, column]:.3g} "
+            f"{unit} is over its limit {bounds[column]:.3g} {unit}"
         )
 
 
@@ -99,21 +101,24 @@ def check_joint_trajectory(
     *,
     joint_names: Sequence[str],
     joint_limits: Sequence[tuple[float, float]],
-    max_velocities: Sequence[float],
+    limits: MotionLimits,
     current: Sequence[float],
     hold_missing: bool = False,
+    velocities: Sequence[Sequence[float]] | None = None,
+    accelerations: Sequence[Sequence[float]] | None = None,
 ) -> TimedJointPath:
     """Check a trajectory against the rules of the module docstring; the TimedJointPath.
 
-    `names`, `times` (s) and `positions` (rad, one row per point in the order of `names`) are
-    the trajectory's; `joint_names`, `joint_limits` (rad), `max_velocities` (rad/s) and
-    `current` (rad) are the arm's, in its own joint order. With `hold_missing`, a joint the
-    trajectory leaves out stays at its `current` position at every point. Raises
-    JointTrajectoryError (JointNamesError for rule 1) naming the point and joint of the first
-    broken rule. At least one point is required.
+    `names`, `times` (s), `positions` (rad, one row per point in the order of `names`) and,
+    if given, `velocities` and `accelerations` (one row per point, empty rows: none) are the
+    trajectory's; `joint_names`, `joint_limits` (rad), `limits` (the command period and the
+    joint velocity and acceleration limits) and `current` (rad) are the arm's, in its own
+    joint order. With `hold_missing`, a joint the trajectory leaves out stays at its `current`
+    position at every point. Raises JointTrajectoryError (JointNamesError for rule 1) naming
+    the point and joint of the first broken rule. At least one point is required.
 
     >>> arm = dict(joint_names=("shoulder", "elbow"), joint_limits=((-1.6, 1.6),) * 2,
-    ...            max_velocities=(2.0, 2.0), current=(0.0, 0.0))
+    ...            limits=MotionLimits(0.02, (2.0, 2.0), (8.0, 8.0)), current=(0.0, 0.0))
     >>> path = check_joint_trajectory(("elbow", "shoulder"), [1.0], [[0.5, 1.0]], **arm)
     >>> path.positions.tolist()  # reordered to the arm's joints, the current pose first
     [[0.0, 0.0], [1.0, 0.5]]
@@ -122,6 +127,12 @@ def check_joint_trajectory(
     ... except JointTrajectoryError as error:
     ...     print(error)
     point 0: joint shoulder moves 1 rad in 0.2 s (5 rad/s), faster than its limit 2 rad/s
+    >>> try:  # 2 points, positions only: at point 0 the shoulder is at once at 1 rad/s
+    ...     check_joint_trajectory(("elbow", "shoulder"), [1.0, 2.0], [[0.5, 1.0], [0.5, 0.0]],
+    ...                            **arm)
+    ... except JointTrajectoryError as error:
+    ...     print(error)  # doctest: +ELLIPSIS
+    point 0 (1.00 s): joint shoulder accelerates at 52.3 rad/s^2, over its limit 8 rad/s^2 ...
     >>> held = check_joint_trajectory(("elbow",), [1.0], [[0.5]], hold_missing=True, **arm)
     >>> held.positions.tolist()  # the shoulder stays where it is
     [[0.0, 0.0], [0.0, 0.5]]
@@ -131,6 +142,29 @@ def check_joint_trajectory(
         raise JointTrajectoryError(f"{len(times)} times for {len(positions)} points")
     if not positions:
         raise JointTrajectoryError("the trajectory has no points")
+    rows = _positions(positions, names, order, joint_names, joint_limits, current)
+    stamps = _times(times)
+    speeds = _rows(velocities, "velocity", order, joint_names, len(rows), len(names))
+    rates = _rows(accelerations, "acceleration", order, joint_names, len(rows), len(names))
+    if speeds is None:
+        rates = None  # accelerations shape the motion only with velocities beside them
+    _within(speeds, limits.joint_velocities, "velocity", "rad/s", joint_names)
+    _within(rates, limits.joint_accelerations, "acceleration", "rad/s^2", joint_names)
+    _average_speeds(stamps, rows, current, joint_names, limits.joint_velocities)
+    path = _path(stamps, rows, speeds, rates, current, limits)
+    _stream_check(path, stamps, limits, joint_names, joint_limits, positions_only=speeds is None)
+    return path
+
+
+def _positions(
+    positions: Sequence[Sequence[float]],
+    names: Sequence[str],
+    order: dict[str, int],
+    joint_names: Sequence[str],
+    joint_limits: Sequence[tuple[float, float]],
+    current: Sequence[float],
+) -> list[list[float]]:
+    """Rules 2 and 4 for the positions: the rows in the arm's joint order."""
     rows = []
     for index, row in enumerate(positions):
         if len(row) != len(names):
@@ -150,17 +184,36 @@ def check_joint_trajectory(
                     f"limits [{math.degrees(lo):.2f}, {math.degrees(hi):.2f}] deg"
                 )
         rows.append(values)
+    return rows
+
+
+def _times(times: Sequence[float]) -> list[float]:
+    """Rules 2 and 3 for the times."""
     stamps = [float(t) for t in times]
-    previous_time, previous_row = 0.0, [float(q) for q in current]
-    for index, (time, row) in enumerate(zip(stamps, rows, strict=True)):
+    previous = 0.0
+    for index, time in enumerate(stamps):
         if not math.isfinite(time) or time < 0.0:
             raise JointTrajectoryError(f"point {index}: time_from_start {time} s")
-        dt = time - previous_time
-        if index > 0 and dt <= 0.0:
+        if index > 0 and time <= previous:
             raise JointTrajectoryError(
                 f"point {index}: time_from_start {time:g} s does not increase "
-                f"(point {index - 1} is at {previous_time:g} s)"
+                f"(point {index - 1} is at {previous:g} s)"
             )
+        previous = time
+    return stamps
+
+
+def _average_speeds(
+    stamps: list[float],
+    rows: list[list[float]],
+    current: Sequence[float],
+    joint_names: Sequence[str],
+    max_velocities: Sequence[float],
+) -> None:
+    """Rule 6's average speeds, from the current pose through every point."""
+    previous_time, previous_row = 0.0, [float(q) for q in current]
+    for index, (time, row) in enumerate(zip(stamps, rows, strict=True)):
+        dt = time - previous_time
         for name, start, end, limit in zip(
             joint_names, previous_row, row, max_velocities, strict=True
         ):
@@ -177,11 +230,84 @@ def check_joint_trajectory(
                     f"({step / dt:.3g} rad/s), faster than its limit {limit:.3g} rad/s"
                 )
         previous_time, previous_row = time, row
+
+
+def _path(
+    stamps: list[float],
+    rows: list[list[float]],
+    speeds: np.ndarray | None,
+    rates: np.ndarray | None,
+    current: Sequence[float],
+    limits: MotionLimits,
+) -> TimedJointPath:
+    """The TimedJointPath from the current pose (rule 6's approach for positions only)."""
+    start = [float(q) for q in current]
     all_times = np.array([0.0, *stamps])
-    all_rows = np.array([[float(q) for q in current], *rows])
+    all_rows = np.array([start, *rows])
+    zeros = np.zeros((1, len(start)))
+    all_speeds = None if speeds is None else np.vstack((zeros, speeds))
+    all_rates = None if rates is None else np.vstack((zeros, rates))
     if stamps[0] == 0.0:  # the first point is the current pose: keep one of the two
         all_times, all_rows = all_times[1:], all_rows[1:]
-    return TimedJointPath(all_times, all_rows)
+        all_speeds = None if all_speeds is None else all_speeds[1:]
+        all_rates = None if all_rates is None else all_rates[1:]
+        return TimedJointPath(all_times, all_rows, all_speeds, all_rates)
+    approach = None
+    if speeds is None or not np.any(speeds[0]):  # the first point at rest: rule 6's approach
+        fastest = joint_profile(start, rows[0], limits)
+        if fastest is None:  # there already: the arm holds until its time
+            approach = SpeedProfile(np.array([0.0, 1.0]), np.full(2, 1.0 / stamps[0]))
+        elif stamps[0] < fastest.duration * (1.0 - _SPEED_SLACK):
+            raise JointTrajectoryError(
+                f"point 0: from where the arm is, the first point takes at least "
+                f"{fastest.duration:.3g} s within the joint limits (starting and ending at "
+                f"rest), not {stamps[0]:g} s"
+            )
+        else:
+            approach = stretched(fastest, stamps[0])
+    return TimedJointPath(all_times, all_rows, all_speeds, all_rates, approach)
+
+
+def _stream_check(
+    path: TimedJointPath,
+    stamps: list[float],
+    limits: MotionLimits,
+    joint_names: Sequence[str],
+    joint_limits: Sequence[tuple[float, float]],
+    *,
+    positions_only: bool,
+) -> None:
+    """Rule 7 on the setpoints the stream would send."""
+    period = limits.period
+    sample_times = path.sample_times(period)
+    joints = path.sample(period)
+    low = np.array([lo for lo, _ in joint_limits]) - LIMIT_TOLERANCE
+    high = np.array([hi for _, hi in joint_limits]) + LIMIT_TOLERANCE
+    outside = (joints < low) | (joints > high)
+    if outside.any():
+        row, column = np.argwhere(outside)[0]
+        raise JointTrajectoryError(
+            f"at {sample_times[row]:.2f} s joint {joint_names[column]} would reach "
+            f"{math.degrees(joints[row, column]):.2f} deg between the points, outside its limits"
+        )
+    first, _ = stream_excesses(with_rest(path.positions[0], joints), period, limits)
+    if first is None:
+        return
+    at = (first.row + 1) * period
+    point = min(int(np.searchsorted(np.asarray(stamps), at - 1e-12)), len(stamps) - 1)
+    verb = "moves at" if first.quantity == "velocity" else "accelerates at"
+    unit = "rad/s" if first.quantity == "velocity" else "rad/s^2"
+    hint = (
+        " (positions only are followed at constant speed between points, so the speed changes "
+        "at a point within one period: give velocities and accelerations)"
+        if positions_only
+        else ""
+    )
+    assert first.joint is not None
+    raise JointTrajectoryError(
+        f"point {point} ({at:.2f} s): joint {joint_names[first.joint]} {verb} "
+        f"{first.value:.3g} {unit}, over its limit {first.limit:.3g} {unit}{hint}"
+    )
 
 
 def joint_columns(

@@ -116,52 +116,20 @@ class LinePath:
             columns.append(angle[:, None])
         return np.hstack(columns)
 
-    def step_count(self, max_step: float, angle_radii: Sequence[float] = ()) -> int:
-        """Number of points after the start so that no two are more than `max_step` apart.
+    def step_travel(self, angle_radii: Sequence[float] = ()) -> float:
+        """How far the tool goes along the line for the step rule (m): its length, or farther
+        where a turn swings a radius (`angle_radii[i]`, m: a planar heading's is the last
+        link's length, how far the wrist swings) through angle i's turn."""
+        turns = zip(self.angle_changes, angle_radii, strict=False)  # radii for every angle
+        swings = [abs(turn) * radius for turn, radius in turns]
+        return max(self.length, *swings) if swings else self.length
 
-        A turn counts as a distance too: `angle_radii[i]` (m; a planar heading's: the last
-        link's length, how far the wrist swings) times angle i's turn is kept under `max_step`
-        as well.
-        """
+    def step_count(self, max_step: float, angle_radii: Sequence[float] = ()) -> int:
+        """Number of points after the start so that no two are more than `max_step` apart,
+        by `step_travel`'s measure."""
         if not (math.isfinite(max_step) and max_step > 0):
             raise ValueError(f"max_step must be finite and > 0, got {max_step!r}")
-        turns = zip(
-            self.angle_changes, angle_radii, strict=False
-        )  # radii for every angle an arm has
-        swings = [abs(turn) * radius for turn, radius in turns]
-        travel = max(self.length, *swings) if swings else self.length
-        return max(1, math.ceil(travel / max_step - 1e-9))
-
-    def timed_step_count(
-        self, max_step: float, angle_radii: Sequence[float], speed: float, period: float
-    ) -> tuple[int, float]:
-        """(points, tool speed in m/s) of a line timed at `speed` m/s with a setpoint every
-        `period` s, so that every setpoint of the tool at full speed is a plan point.
-
-        The line takes n = ceil(length / (speed * period)) periods: the tool goes at length /
-        (n * period) <= speed, each period covering the same distance, and each of those
-        intervals is cut into the same number k of steps, the fewest that keep `max_step`
-        (`step_count`). The n * k points are then at most `max_step` apart and every k-th one
-        is where a setpoint falls, so the plan and its setpoints share their IK. Never more
-        points than `step_count` plus the setpoints. A line without length (a turn of the
-        tool on the spot) is timed by its joints: `step_count` points, `speed` unchanged.
-
-        >>> path = LinePath((0.0, 0.0), (0.1118, 0.0))
-        >>> def timed(speed):
-        ...     count, tool_speed = path.timed_step_count(0.001, (), speed, 0.02)
-        ...     return count, round(tool_speed, 6)
-        >>> path.step_count(0.001), timed(0.05)  # 112 setpoints 0.998 mm apart
-        (112, (112, 0.049911))
-        >>> timed(0.1)  # a setpoint on every 2nd point
-        (112, 0.099821)
-        >>> timed(0.02)  # a point at every setpoint, 0.3993 mm apart
-        (280, 0.019964)
-        """
-        count = self.step_count(max_step, angle_radii)
-        if self.length == 0.0:
-            return count, speed
-        periods = max(1, math.ceil(self.length / (speed * period) - 1e-9))
-        return periods * math.ceil(count / periods), self.length / (periods * period)
+        return max(1, math.ceil(self.step_travel(angle_radii) / max_step - 1e-9))
 
     def points(self, count: int) -> np.ndarray:
         """`count` evenly spaced poses after the start, goal last: (count, position + angles)."""

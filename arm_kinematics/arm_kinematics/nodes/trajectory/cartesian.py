@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from geometry_msgs.msg import Point
@@ -19,8 +19,9 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics import (
     LIMIT_TOLERANCE,
+    PathPlan,
+    PlanOptions,
     PlanStatus,
-    PolylinePlan,
     SolvePoints,
 )
 from arm_kinematics.nodes.messages import JointStateError, constant_names, is_empty, joint_positions
@@ -50,13 +51,12 @@ STATUS_NAMES = constant_names(
 @dataclass(frozen=True)
 class PathRequest:
     """A validated request: waypoints in the base frame (the planner's tool poses), the start
-    joints (None: the latest joint_states), max_step (m), jump threshold (rad), speed (m/s)."""
+    joints (None: the latest joint_states), and how to plan (`options`: max_step in m, the jump
+    threshold in rad, the limits with the tool speed in m/s)."""
 
     waypoints: tuple[tuple[float, ...], ...]
     start: tuple[float, ...] | None
-    max_step: float
-    jump_threshold: float
-    speed: float
+    options: PlanOptions
 
 
 def validate_request(
@@ -92,13 +92,12 @@ def validate_request(
         for index, (pose, angle) in enumerate(zip(request.waypoints, angles, strict=True))
     )
     trajectory = config.trajectory
-    return PathRequest(
-        waypoints=waypoints,
-        start=start_state(request.start_state, config),
+    options = PlanOptions(
         max_step=request.max_step or trajectory.default_max_step,
-        jump_threshold=request.jump_threshold or trajectory.max_joint_step,
-        speed=request.speed or trajectory.default_speed,
+        limits=config.motion_limits(tool_speed=request.speed or trajectory.default_speed),
+        max_joint_step=request.jump_threshold or trajectory.max_joint_step,
     )
+    return PathRequest(waypoints, start_state(request.start_state, config), options)
 
 
 def start_state(state: JointState, config: ArmConfig) -> tuple[float, ...] | None:
@@ -135,15 +134,29 @@ def duration_nanoseconds(times: np.ndarray) -> list[int]:
 
 
 def timed_trajectory(
-    names: tuple[str, ...], start: tuple[float, ...], plan: PolylinePlan
+    names: tuple[str, ...], start: tuple[float, ...], plan: PathPlan
 ) -> JointTrajectory:
-    """The feasible part of `plan` as a JointTrajectory: the start at time 0 (where the arm is,
-    as MoveIt returns it), then every feasible point at its planned time."""
+    """The feasible part of `plan` as a JointTrajectory: the start at rest at time 0 (where the
+    arm is, as MoveIt returns it), then every feasible point at its planned time with the
+    joints' velocities and accelerations there (so that a controller interpolating them, as
+    the joint_trajectory input does, follows the plan's timing); no points when the feasible
+    part could not be timed within the limits."""
     trajectory = JointTrajectory(joint_names=list(names))
-    first = JointTrajectoryPoint(positions=list(start))
-    points = [first]
-    for row, ticks in zip(plan.joints.tolist(), duration_nanoseconds(plan.times), strict=True):
-        point = JointTrajectoryPoint(positions=row)
+    if plan.times is None or plan.velocities is None or plan.accelerations is None:
+        return trajectory
+    rest = [0.0] * len(names)
+    points = [JointTrajectoryPoint(positions=list(start), velocities=rest, accelerations=rest)]
+    rows = zip(
+        plan.joints.tolist(),
+        plan.velocities.tolist(),
+        plan.accelerations.tolist(),
+        duration_nanoseconds(plan.times),
+        strict=True,
+    )
+    for positions, velocities, accelerations, ticks in rows:
+        point = JointTrajectoryPoint(
+            positions=positions, velocities=velocities, accelerations=accelerations
+        )
         point.time_from_start.sec, point.time_from_start.nanosec = divmod(ticks, 1_000_000_000)
         points.append(point)
     trajectory.points = points if len(plan.joints) else []
@@ -161,16 +174,8 @@ def plan_response(
     A Refusal when the path is too big to plan."""
     response = _response()
     try:
-        plan = plan_path(
-            poses.arm,
-            config,
-            start,
-            request.waypoints,
-            max_step=request.max_step,
-            speed=request.speed,
-            max_joint_step=request.jump_threshold,
-            solve=solve,
-        )
+        options = replace(request.options, solve=solve)
+        plan, _ = plan_path(poses.arm, config, start, request.waypoints, options)
     except IkUnavailableError as error:
         return _response(Response.IK_UNAVAILABLE, str(error))
     except IkInterruptedError:  # only the node's shutdown interrupts a plan request

@@ -15,8 +15,11 @@ valid motion preempts, one moves at a time) and streamed by the same `SetpointSt
   joints): INVALID_JOINTS.
 - **Points.** At least one; `velocities` and `accelerations` empty or one per joint, the last
   point's velocities zero, no `effort` (joint_trajectory_controller's checks): else
-  INVALID_GOAL. Positions are interpolated linearly (velocities and accelerations are not
-  followed: hobby servos take positions only).
+  INVALID_GOAL. Between points the joints follow a line, a cubic or a quintic as the
+  controller's spline does (positions; and velocities; and accelerations), and the whole
+  motion, sampled as it is streamed, is checked against the joint velocity and acceleration
+  limits before anything moves (`check_joint_trajectory`): over a limit is INVALID_GOAL,
+  naming the point, the joint and the value.
 - **Start.** `header.stamp` zero: at once. In the future: the trajectory's time 0 is then; the
   segment from the current pose to the first point ends at the stamp plus its
   `time_from_start`, as the controller does, so a MoveIt trajectory (its first point the
@@ -38,12 +41,13 @@ valid motion preempts, one moves at a time) and streamed by the same `SetpointSt
 - **At the end**, from the last point's time: SUCCESSFUL once every joint is within its goal
   tolerance of the last point; not by the end plus `goal_time_tolerance`: GOAL_TOLERANCE_VIOLATED
   (with no limit it waits, as the controller does, until a cancel or a newer motion).
-- A broken tolerance or a cancel holds the arm where `joint_states` says it is once it has
-  stopped, as the controller holds its current state: the joints that move freely stop on the
-  setpoint already sent; where a blocked servo stopped short of it, one command at the pose
-  measured makes it stop pushing. A newer
-  motion replaces the goal, which ends ABORTED with INVALID_GOAL ("preempted by ..."), as the
-  controller reports a preempted goal; so does the node's shutdown.
+- A cancel decelerates along the trajectory within the limits (`stop_setpoints`), then holds
+  the arm where `joint_states` says it is once it has stopped, as the controller holds its
+  current state; a broken tolerance holds it at once (the arm is not following). The joints
+  that move freely stop on the setpoint already sent; where a blocked servo stopped short of
+  it, one command at the pose measured makes it stop pushing. A newer motion replaces the
+  goal (decelerating it the same way), which ends ABORTED with INVALID_GOAL ("preempted by
+  ..."), as the controller reports a preempted goal; so does the node's shutdown.
 
 No rclpy here (message types only). Units: radians, seconds; `now` is the node clock (s).
 """
@@ -62,11 +66,10 @@ from control_msgs.action import FollowJointTrajectory
 from trajectory_msgs.msg import JointTrajectoryPoint
 
 from arm_kinematics.config import ArmConfig
-from arm_kinematics.kinematics import Setpoints
-from arm_kinematics.kinematics.planning.joint_trajectory import (
-    JointNamesError,
+from arm_kinematics.kinematics.planning.joint_trajectory import JointNamesError, joint_columns
+from arm_kinematics.kinematics.planning.timed_joint_path import (
     TimedJointPath,
-    joint_columns,
+    trajectory_setpoints,
 )
 from arm_kinematics.nodes.messages import constant_names
 from arm_kinematics.nodes.refusals import InvalidJoints, Refusal
@@ -307,6 +310,8 @@ def follow_move(
         names=names,
         times=tuple(seconds(p.time_from_start) for p in points),
         positions=tuple(tuple(float(q) for q in p.positions) for p in points),
+        velocities=tuple(tuple(float(v) for v in p.velocities) for p in points),
+        accelerations=tuple(tuple(float(a) for a in p.accelerations) for p in points),
         hold_missing=settings.allow_partial,
         tolerances=tolerances,
         start_stamp=seconds(trajectory.header.stamp),
@@ -589,7 +594,7 @@ class TrajectoryFollower:
                 error_code=error_code_of(refusal),
             )
         period = self._stream.settings.period
-        setpoints = Setpoints(joints=path.sample(period), period=period, forward=self._forward)
+        setpoints = trajectory_setpoints(path, self.config.motion_limits(), self._forward)
         watch = FollowWatch(
             self.config.joint_names,
             path,
@@ -601,18 +606,18 @@ class TrajectoryFollower:
             self._feedback,
         )
         outcome = self._stream.run(run, setpoints, start, len(move), watch)
-        sent = outcome.sent_setpoints
         if outcome.status == Result.CANCELED:
             outcome = FollowOutcome(
                 Result.CANCELED,
-                "canceled by the client",
+                outcome.message,
                 error_code=FollowResult.SUCCESSFUL,
                 holds=True,
+                commanded=outcome.commanded,
             )
         if isinstance(outcome, FollowOutcome) and outcome.holds:
             # Where the arm came to rest: the joints that move freely finish the setpoint
             # already sent, a blocked one stays at its obstacle and is commanded there.
-            commanded = tuple(setpoints.joints[sent - 1].tolist()) if sent else start
+            commanded = outcome.commanded or start
             here = self._monitor.wait_still(SETTLE_S) or self._monitor.latest() or start
             if any(abs(a - b) > HOLD_SLACK for a, b in zip(here, commanded, strict=True)):
                 self._hold(here)

@@ -1,9 +1,10 @@
 """A motion from acceptance to its outcome: validation, admission and preemption.
 
-A motion is a MoveArm goal (or a clicked point, which is one without a goal handle) or a joint
-trajectory from another planner (`trajectory_msgs/JointTrajectory`). Every kind follows one
-rule: a valid newer motion preempts the running one, one motion holds the arm at a time, and
-a refused one disturbs nobody.
+A motion is a MoveArm goal (or a clicked point, which is one without a goal handle), a joint
+trajectory from another planner (`trajectory_msgs/JointTrajectory`), a FollowJointTrajectory
+goal or a jog (`nodes/servo/control.py`). Every kind follows one rule: a valid newer motion
+preempts the running one, one motion holds the arm at a time, and a refused one disturbs
+nobody; the stop service stops them all (`stop_all`).
 
 No rclpy here (message types only): the node passes goals in and turns outcomes into
 MoveArm results. Units: metres, radians, seconds (monotonic).
@@ -19,12 +20,13 @@ from dataclasses import dataclass, field
 from trajectory_msgs.msg import JointTrajectory
 
 from arm_kinematics.config import ArmConfig
+from arm_kinematics.kinematics import PlanOptions
 from arm_kinematics.kinematics.planning.joint_trajectory import (
     JointNamesError,
     JointTrajectoryError,
-    TimedJointPath,
     check_joint_trajectory,
 )
+from arm_kinematics.kinematics.planning.timed_joint_path import TimedJointPath
 from arm_kinematics.nodes.messages import constant_names
 from arm_kinematics.nodes.refusals import InvalidJoints, Refusal
 from arm_kinematics.nodes.targets import waypoint_tool_angles
@@ -70,37 +72,43 @@ def format_joints(joints: tuple[float, ...]) -> str:
 @dataclass(frozen=True)
 class Move:
     """A validated goal: the target as the planner's tool pose in the base frame (a planar
-    arm's (x, y[, heading]), a spatial arm's (x, y, z[, pitch[, roll]]); metres, radians), speed,
-    step, and the LINEAR waypoints passed through before the target (poses alike)."""
+    arm's (x, y[, heading]), a spatial arm's (x, y, z[, pitch[, roll]]); metres, radians), how
+    to plan it (`options`: the step, the branch-flip step, and the limits: for LINEAR the tool
+    speed the goal asked, for JOINT the joint velocity limits times its speed fraction), and
+    the LINEAR waypoints passed through before the target (poses alike)."""
 
     mode: int
     target: tuple[float, ...]
-    speed: float  # m/s (LINEAR) or fraction of the joint velocity limits (JOINT)
-    max_step: float  # m
+    options: PlanOptions
     waypoints: tuple[tuple[float, ...], ...] = ()
 
 
 @dataclass(frozen=True)
 class TrajectoryMove:
     """A joint trajectory to check against the start pose and stream: joint names, times (s
-    from the start) and positions (rad, one row per point in the order of `names`). With
+    from the start), positions (rad, one row per point in the order of `names`) and each
+    point's velocities (rad/s) and accelerations (rad/s^2), empty where it gives none. With
     `hold_missing` the arm's joints it leaves out keep their start position (partial goals)."""
 
     names: tuple[str, ...]
     times: tuple[float, ...]
     positions: tuple[tuple[float, ...], ...]
     hold_missing: bool = False
+    velocities: tuple[tuple[float, ...], ...] = ()
+    accelerations: tuple[tuple[float, ...], ...] = ()
 
     @classmethod
     def from_message(cls, msg: JointTrajectory) -> TrajectoryMove:
-        """The plain trajectory of a message (velocities and accelerations are not used: the
-        positions are interpolated linearly in time)."""
+        """The plain trajectory of a message (its velocities and accelerations shape the
+        motion between its points: `check_joint_trajectory`)."""
         return cls(
             names=tuple(msg.joint_names),
             times=tuple(
                 p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in msg.points
             ),
             positions=tuple(tuple(float(q) for q in p.positions) for p in msg.points),
+            velocities=tuple(tuple(float(v) for v in p.velocities) for p in msg.points),
+            accelerations=tuple(tuple(float(a) for a in p.accelerations) for p in msg.points),
         )
 
     def __len__(self) -> int:
@@ -122,9 +130,11 @@ class TrajectoryMove:
                 self.positions,
                 joint_names=config.joint_names,
                 joint_limits=config.joint_limits,
-                max_velocities=config.max_velocities,
+                limits=config.motion_limits(),
                 current=current,
                 hold_missing=self.hold_missing,
+                velocities=self.velocities or None,
+                accelerations=self.accelerations or None,
             )
         except JointNamesError as error:
             raise InvalidJoints(str(error)) from None
@@ -138,7 +148,7 @@ class Outcome:
 
     `final` is the joints at the end (radians, the last commanded point), None when unknown;
     `path_points` (M, 2|3) the planned points when the plan failed at `failed_step` (for the
-    abort markers).
+    abort markers); `commanded` the last setpoint a stream sent (None: none).
     """
 
     status: int
@@ -152,6 +162,7 @@ class Outcome:
     total_setpoints: int = 0
     failed_point: tuple[float, ...] | None = None
     path_points: object = None
+    commanded: tuple[float, ...] | None = None
 
 
 def validate(
@@ -188,23 +199,29 @@ def validate(
         poses.goal(frame, pose, mode, angle, f"waypoint {index}")
         for index, (pose, angle) in enumerate(zip(goal.waypoints, angles, strict=True))
     )
+    return Move(mode=goal.mode, target=target, options=move_options(goal, config),
+                waypoints=waypoints)  # fmt: skip
+
+
+def move_options(goal: MoveArm.Goal, config: ArmConfig) -> PlanOptions:
+    """How a goal is planned: its `speed` (0: the default) is the tool speed in m/s in LINEAR
+    mode and a fraction (0, 1] of the joint velocity limits in JOINT mode; a Refusal for a
+    JOINT fraction above 1."""
     trajectory = config.trajectory
-    if goal.mode == MoveArm.Goal.LINEAR:
-        speed = goal.speed or trajectory.default_speed
-    else:
-        speed = goal.speed or trajectory.default_joint_speed_fraction
-        if speed > 1.0:
-            raise Refusal(
-                f"speed = {speed:g}: in JOINT mode it is a fraction (0, 1] of the joint "
-                "velocity limits"
-            )
-    return Move(
-        mode=goal.mode,
-        target=target,
-        speed=speed,
+    options = dict(
         max_step=goal.max_step or trajectory.default_max_step,
-        waypoints=waypoints,
+        max_joint_step=trajectory.max_joint_step,
     )
+    if goal.mode == MoveArm.Goal.LINEAR:
+        limits = config.motion_limits(tool_speed=goal.speed or trajectory.default_speed)
+        return PlanOptions(limits=limits, **options)
+    fraction = goal.speed or trajectory.default_joint_speed_fraction
+    if fraction > 1.0:
+        raise Refusal(
+            f"speed = {fraction:g}: in JOINT mode it is a fraction (0, 1] of the joint "
+            "velocity limits"
+        )
+    return PlanOptions(limits=config.motion_limits().scaled(fraction), **options)
 
 
 def invalid_goal(refusal: Refusal, final: tuple[float, ...] | None = None) -> Outcome:
@@ -245,12 +262,14 @@ class GoalRun:
             self.stop_reason = reason
         self.wake.set()
 
-    def stopped(self, last: tuple[float, ...] | None) -> Outcome | None:
-        """The outcome of a stopped goal (the arm stays at `last`), else None."""
+    def stopped(self, last: tuple[float, ...] | None, how: str = "") -> Outcome | None:
+        """The outcome of a stopped goal (the arm stays at `last`; `how` it stopped, e.g.
+        "decelerated along the path in 0.24 s"), else None."""
         if self.stop_status is None:
             return None
         where = f"; the arm stays at {format_joints(last)}" if last is not None else ""
-        return Outcome(self.stop_status, self.stop_reason + where, final=last)
+        how = f"; {how}" if how else ""
+        return Outcome(self.stop_status, self.stop_reason + how + where, final=last)
 
 
 class Admission:
@@ -306,6 +325,17 @@ class Admission:
             previous.stop(Result.PREEMPTED, reason)
         return previous
 
+    def stop_all(self, reason: str) -> list[GoalRun]:
+        """Stop every motion, the active one and those still waiting for the arm (PREEMPTED,
+        `reason`), as the stop service asks; later motions are admitted as ever. The runs
+        stopped."""
+        with self._lock:
+            self._active = None
+            runs = [r for r in self._runs.values() if r.move is not None and r.stop_status is None]
+        for run in runs:
+            run.stop(Result.PREEMPTED, reason)
+        return runs
+
     def hold(self, reason: str) -> GoalRun | None:
         """Refuse every motion from now on (CALIBRATING, `reason`) and stop the active one;
         the stopped run, or None."""
@@ -324,6 +354,12 @@ class Admission:
     @property
     def held(self) -> bool:
         return self._held is not None
+
+    @property
+    def active(self) -> GoalRun | None:
+        """The motion that holds the arm or is about to (the newest admitted), if any."""
+        with self._lock:
+            return self._active
 
     def find(self, key: bytes) -> GoalRun | None:
         with self._lock:

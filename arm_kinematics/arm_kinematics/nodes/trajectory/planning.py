@@ -1,33 +1,36 @@
 """A goal's plan, or the outcome that ends it before anything moves.
 
-LINEAR moves go through the core's one line planner (`plan_line`, one straight segment after
-another through the goal's waypoints: `plan_polyline`), JOINT moves solve their goal and
-interpolate the joints (`joint_setpoints`); both solve IK only through the `solve` callable they
-are given (for the node, `IkBatchClient.solver`: the IK node's solve_ik_batch). The
+LINEAR moves go through the core's one tool-path planner (`plan_polyline`: the goal's
+waypoints, then its target, each segment straight), JOINT moves solve their goal and move the
+joints along their straight line (`joint_setpoints`); both solve IK only through the `solve`
+callable they are given (for the node, `IkBatchClient.solver`: the IK node's solve_ik_batch),
+and both are timed within the same `MotionLimits` (`ArmConfig.motion_limits`: the config's
+joint limits and command period, and for a Cartesian path the tool's speed and acceleration). The
 plan_cartesian_path service plans with `plan_path`, exactly as a LINEAR goal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics import (
+    PathPlacement,
+    PathPlan,
     PlanarArm,
+    PlanOptions,
     PlanStatus,
-    PolylinePlan,
     Setpoints,
     SolvePoints,
     SpatialArm,
     joint_setpoints,
-    plan_polyline,
-    polyline_paths,
-    polyline_step_counts,
+    place_path,
+    plan_placed,
 )
-from arm_kinematics.kinematics.planning.line_plan import pose_text
+from arm_kinematics.kinematics.planning.line_points import pose_text
 from arm_kinematics.nodes.refusals import Refusal
 from arm_kinematics.nodes.trajectory.goals import GoalRun, Move, Outcome, Result
 from arm_kinematics.nodes.trajectory.ik_batch import IkInterruptedError, IkUnavailableError
@@ -62,7 +65,7 @@ def plan_move(
     try:
         if move.mode == MoveArm.Goal.LINEAR:
             return _plan_linear(arm, config, move, start, solve)
-        return _plan_joint(arm, config, move, start, solve)
+        return _plan_joint(arm, move, start, solve)
     except IkUnavailableError as error:
         return Outcome(Result.IK_UNAVAILABLE, f"{error}: nothing moved", final=start)
     except IkInterruptedError:
@@ -79,20 +82,43 @@ def start_pose(
     return tuple(arm.tool_vector(start)[: len(like)])
 
 
-def path_points(
+def place(
     arm: PlanarArm | SpatialArm,
+    config: ArmConfig,
     start: tuple[float, ...],
     waypoints: Sequence[tuple[float, ...]],
-    max_step: float,
-    speed: float,
-    period: float,
-) -> np.ndarray:
-    """Every planned point of the path start -> waypoints (no IK: for the abort markers), as
-    `plan_path` places them for `max_step` (m), `speed` (m/s) and the command `period` (s)."""
-    pose = start_pose(arm, start, waypoints[0])
-    counts = polyline_step_counts(arm, pose, waypoints, max_step, speed, period)
-    paths = polyline_paths(pose, waypoints, arm.position_dims)
-    return np.concatenate([path.points(c) for path, c in zip(paths, counts, strict=True)])
+    options: PlanOptions,
+) -> PathPlacement:
+    """Where the path from the joints `start` (rad) through `waypoints` puts its points
+    (`place_path`, no IK); a Refusal when it would need more than MAX_PLAN_POINTS points,
+    MAX_SETPOINTS setpoints, or more IK solutions in one segment than one solve_ik_batch
+    request may hold."""
+    placement = place_path(arm, start_pose(arm, start, waypoints[0]), waypoints, options)
+    count, speed = placement.total, options.limits.tool_speed if options.limits else None
+    if count > MAX_PLAN_POINTS:
+        raise Refusal(
+            f"the path needs {count} points (at most max_step {options.max_step:g} m apart, "
+            f"and one at each setpoint at {speed:g} m/s); the most is {MAX_PLAN_POINTS}: use "
+            "a larger max_step, a higher speed or fewer waypoints"
+        )
+    # Each segment's points (its setpoints among them) go to the IK node in one request,
+    # which refuses more than ik.max_batch_targets targets: say so before any IK.
+    limit = config.max_batch_targets
+    for index, steps in enumerate(placement.step_counts):
+        if steps > limit:
+            raise Refusal(
+                f"segment {index} needs {steps} IK solutions (its points, a setpoint on each "
+                f"or every few) in one solve_ik_batch request; ik.max_batch_targets allows "
+                f"{limit}: use a larger max_step, a higher speed or more waypoints"
+            )
+    if placement.profile is not None and options.limits is not None:
+        setpoints = placement.profile.duration / options.limits.period
+        if setpoints > MAX_SETPOINTS:
+            raise Refusal(
+                f"at {speed:g} m/s the move would take {placement.profile.duration:.0f} s "
+                f"({setpoints:.0f} setpoints, the most is {MAX_SETPOINTS}): use a higher speed"
+            )
+    return placement
 
 
 def plan_path(
@@ -100,60 +126,13 @@ def plan_path(
     config: ArmConfig,
     start: tuple[float, ...],
     waypoints: Sequence[tuple[float, ...]],
-    *,
-    max_step: float,
-    speed: float,
-    max_joint_step: float,
-    solve: SolvePoints,
-) -> PolylinePlan:
+    options: PlanOptions,
+) -> tuple[PathPlan, PathPlacement]:
     """Plan the tool path from the joints `start` (rad) through `waypoints` (the planner's
-    tool poses in the base frame, m and rad) with the MoveArm LINEAR rules: points at most
-    `max_step` m apart, `speed` m/s slowed by the joint velocity limits, a joint step above
-    `max_joint_step` rad a jump, setpoints at the command rate. A Refusal, before any IK, when
-    it would need more than MAX_PLAN_POINTS points, MAX_SETPOINTS setpoints, or more IK
-    solutions in one segment than one solve_ik_batch request may hold.
-    """
-    period = 1.0 / config.trajectory.command_rate_hz
-    pose = start_pose(arm, start, waypoints[0])
-    step_counts = polyline_step_counts(arm, pose, waypoints, max_step, speed, period)
-    count = sum(step_counts)
-    if count > MAX_PLAN_POINTS:
-        raise Refusal(
-            f"the path needs {count} points (at most max_step {max_step:g} m apart, and one "
-            f"at each setpoint at {speed:g} m/s); the most is {MAX_PLAN_POINTS}: use a larger "
-            "max_step, a higher speed or fewer waypoints"
-        )
-    paths = polyline_paths(pose, waypoints, arm.position_dims)
-    length = sum(path.length for path in paths)
-    expected_setpoints = length / (speed * period)
-    # Each segment's points (its full-speed setpoints among them) go to the IK node in one
-    # request, which refuses more than ik.max_batch_targets targets: say so before any IK.
-    limit = config.max_batch_targets
-    for index, steps in enumerate(step_counts):
-        if steps > limit:
-            raise Refusal(
-                f"segment {index} needs {steps} IK solutions (its points, a setpoint on each "
-                f"or every few) in one solve_ik_batch request; ik.max_batch_targets allows "
-                f"{limit}: use a larger max_step, a higher speed or more waypoints"
-            )
-    if expected_setpoints > MAX_SETPOINTS:
-        raise Refusal(
-            f"at {speed:g} m/s the move would take {expected_setpoints * period:.0f} s "
-            f"({expected_setpoints:.0f} setpoints, the most is {MAX_SETPOINTS}): use a higher "
-            "speed"
-        )
-    return plan_polyline(
-        arm,
-        pose,
-        waypoints,
-        max_step,
-        start,
-        solve=solve,
-        speed=speed,
-        joint_velocity_limits=config.max_velocities,
-        max_joint_step=max_joint_step,
-        period=period,
-    )
+    tool poses in the base frame, m and rad) with `options` (its `solve` among them): the
+    plan, and where its points were placed (`place`, whose Refusal it raises)."""
+    placement = place(arm, config, start, waypoints, options)
+    return plan_placed(arm, placement, start, options), placement
 
 
 def _plan_linear(
@@ -164,16 +143,7 @@ def _plan_linear(
     solve: SolvePoints,
 ) -> PlannedMove | Outcome:
     waypoints = [*move.waypoints, move.target]
-    plan = plan_path(
-        arm,
-        config,
-        start,
-        waypoints,
-        max_step=move.max_step,
-        speed=move.speed,
-        max_joint_step=config.trajectory.max_joint_step,
-        solve=solve,
-    )
+    plan, placement = plan_path(arm, config, start, waypoints, replace(move.options, solve=solve))
     if plan.setpoints is not None:
         return PlannedMove(plan.setpoints, plan.total_steps)
     assert plan.failed_step is not None
@@ -188,20 +158,12 @@ def _plan_linear(
         total_steps=total,
         feasible_fraction=plan.feasible_fraction,
         failed_point=plan.failed_point,
-        path_points=path_points(
-            arm,
-            start,
-            waypoints,
-            move.max_step,
-            move.speed,
-            1.0 / config.trajectory.command_rate_hz,
-        ),
+        path_points=placement.points(),
     )
 
 
 def _plan_joint(
     arm: PlanarArm | SpatialArm,
-    config: ArmConfig,
     move: Move,
     start: tuple[float, ...],
     solve: SolvePoints,
@@ -223,12 +185,6 @@ def _plan_joint(
             failed_point=tuple(goal[0].tolist()),
             path_points=goal,
         )
-    setpoints = joint_setpoints(
-        arm,
-        start,
-        tuple(answers.joints[0].tolist()),
-        velocity_limits=config.max_velocities,
-        speed_fraction=move.speed,
-        period=1.0 / config.trajectory.command_rate_hz,
-    )
+    assert move.options.limits is not None  # a JOINT move's: the scaled joint limits
+    setpoints = joint_setpoints(arm, start, tuple(answers.joints[0].tolist()), move.options.limits)
     return PlannedMove(setpoints, 1)

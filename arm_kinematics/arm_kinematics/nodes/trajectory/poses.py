@@ -18,7 +18,7 @@ from geometry_msgs.msg import Pose
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics import PlanarArm, SpatialArm
-from arm_kinematics.kinematics.planning.line_plan import pose_text
+from arm_kinematics.kinematics.planning.line_points import pose_text
 from arm_kinematics.nodes.targets import TargetCheck
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple, Protocol
 
-from arm_kinematics.kinematics import Setpoints
+from arm_kinematics.kinematics import Setpoints, Stop, stop_setpoints
 from arm_kinematics.nodes.trajectory.goals import (
     POLL_S,
     GoalRun,
@@ -204,7 +204,9 @@ class SetpointStream:
         total_steps: int,
         watch: StreamWatch | None,
     ) -> tuple[Outcome, int]:
-        """`run`'s streaming: its outcome and the number of setpoints sent."""
+        """`run`'s streaming: its outcome and the number of its setpoints sent. A stop (a
+        cancel, a preemption, the shutdown) goes on with the setpoints of a stop along the
+        path (`stop_setpoints`); a silent hardware stops at once."""
         period = self.settings.period
         publish_times = run.timing.publish_times
         count = len(setpoints)
@@ -212,20 +214,31 @@ class SetpointStream:
         last = start
         started = time.monotonic()
         next_feedback_at = started
-        for k in range(count):
+        stopping: Stop | None = None
+        k = 0
+        while k < len(joints):
             tick = started + k * period
             delay = tick - time.monotonic()
-            if delay > 0:
+            if delay > 0 and stopping is None:
                 run.wake.wait(delay)
+            elif delay > 0:
+                time.sleep(delay)  # a stop is not interrupted
             elif delay < -period:
                 # More than a period late (a loaded machine): shift the schedule rather than
                 # bursting the missed setpoints, which would command joints beyond their limits.
                 started -= delay
-            interrupted = self._interrupted(run, last)
-            if interrupted is None and watch is not None:
+            fault = self._fault(last)
+            if fault is not None:
+                return replace(fault, commanded=last), min(k, count)
+            if stopping is None and run.stop_status is not None:
+                stopping = stop_setpoints(setpoints, k)
+                joints = joints[:k] + stopping.joints.tolist()
+                if k >= len(joints):
+                    break
+            if stopping is None and watch is not None:
                 interrupted = watch.check(run, started)
-            if interrupted is not None:
-                return interrupted, k
+                if interrupted is not None:
+                    return replace(interrupted, commanded=last), k
             sent = self._publish(joints[k])
             publish_times.append(time.monotonic())
             if k == 0:
@@ -234,25 +247,33 @@ class SetpointStream:
                     self._on_first(run, setpoints, start, total_steps)
             last = tuple(joints[k])
             now = publish_times[-1]
-            if now >= next_feedback_at or k == count - 1:
+            if stopping is None and (now >= next_feedback_at or k == count - 1):
                 next_feedback_at = now + FEEDBACK_PERIOD_S
                 self._feedback(run, k + 1, count, last, sent)
+            k += 1
+        if stopping is not None:
+            return self._stopped(run, stopping, last), len(joints) - len(stopping.joints)
         if watch is not None:
-            return watch.arrival(run, last, count, started), count
-        return self._arrival(run, last, count, started), count
+            return replace(watch.arrival(run, last, count, started), commanded=last), count
+        return replace(self._arrival(run, last, count, started), commanded=last), count
 
-    def _interrupted(self, run: GoalRun, last: tuple[float, ...]) -> Outcome | None:
-        """The outcome that ends a stream before its next setpoint (stopped, or joint_states
-        silent for the watchdog's time), else None; the arm stays at `last`."""
-        stopped = run.stopped(last)
-        if stopped is not None:
-            return stopped
+    def _stopped(self, run: GoalRun, stop: Stop, last: tuple[float, ...]) -> Outcome:
+        """The outcome of a stopped stream, saying how it stopped and where the tool is."""
+        how = stop.how if len(stop.joints) == 0 else f"{stop.how} to {self._describe(last)}"
+        outcome = run.stopped(last, how)
+        assert outcome is not None
+        return replace(outcome, commanded=last)
+
+    def _fault(self, last: tuple[float, ...]) -> Outcome | None:
+        """HARDWARE_FAULT when joint_states have been silent for the watchdog's time: the
+        stream stops at once (no deceleration: the hardware does not answer), else None."""
         watchdog = self.settings.watchdog_s
         if self._monitor.age() > watchdog:
             return Outcome(
                 Result.HARDWARE_FAULT,
-                f"joint_states stopped for {watchdog:g} s during the move: streaming "
-                "stopped at the last commanded point",
+                f"joint_states stopped for {watchdog:g} s during the move: streaming stopped at "
+                "once (no deceleration: the hardware does not answer) at the last commanded "
+                "point",
                 final=last,
             )
         return None
