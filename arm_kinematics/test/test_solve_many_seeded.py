@@ -19,8 +19,9 @@ import math
 
 import numpy as np
 import pytest
+from arm_draws import joints_within_limits, load
 
-from arm_kinematics.config import ArmConfig, default_config_path
+from arm_kinematics.config import default_config_path
 from arm_kinematics.kinematics import Branch, IkResult, PlanarArm, SpatialArm
 from arm_kinematics.kinematics.planar.least_motion import least_motion_heading
 from arm_kinematics.kinematics.planar.least_motion_many import least_motion_headings
@@ -29,20 +30,6 @@ from arm_kinematics.kinematics.spatial.rotations import rot_x, rot_y, rot_z
 SHIPPED = sorted(default_config_path().parent.glob("arm*.yaml"))
 COUNT = 250  # FK targets; as many wild ones
 JOINT_TOLERANCE = 1e-12  # rad
-
-
-def load(path):
-    return ArmConfig.from_file(path).make_arm()
-
-
-def joints_within_limits(arm, count: int, rng: np.random.Generator) -> np.ndarray:
-    lows = np.array([max(lo, -math.pi) for lo, _ in arm.joint_limits])
-    highs = np.array([min(hi, math.pi) for _, hi in arm.joint_limits])
-    rows: list[list[float]] = []
-    while len(rows) < count:
-        draws = rng.uniform(lows, highs, (count, arm.n_joints)).tolist()
-        rows += [q for q in draws if arm.within_limits(q)][: count - len(rows)]
-    return np.array(rows)
 
 
 def targets_and_seeds(arm, rng):
