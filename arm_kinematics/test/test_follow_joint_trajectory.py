@@ -702,10 +702,15 @@ def planar_goal(*points) -> FollowJointTrajectory.Goal:
 def test_the_controller_name_parameter_names_the_action(planar: Probe) -> None:
     from rclpy.action import get_action_server_names_and_types_by_node
 
-    served = get_action_server_names_and_types_by_node(
-        planar.node, "trajectory_node", "/planar_arm"
-    )
-    assert dict(served)["/planar_arm/planar_controller/follow_joint_trajectory"] == [
+    name = "/planar_arm/planar_controller/follow_joint_trajectory"
+
+    def served() -> dict[str, list[str]]:
+        found = get_action_server_names_and_types_by_node(
+            planar.node, "trajectory_node", "/planar_arm"
+        )
+        return dict(found) if name in dict(found) else {}
+
+    assert wait_for(served, what=f"{name} in the graph")[name] == [
         "control_msgs/action/FollowJointTrajectory"
     ]
 
