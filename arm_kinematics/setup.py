@@ -13,6 +13,7 @@ setup(
         ("share/" + package_name, ["package.xml", "LICENSE"]),
         ("share/" + package_name + "/launch", glob("launch/*.launch.py")),
         ("share/" + package_name + "/config", glob("config/*.yaml")),
+        ("share/" + package_name + "/sequences", glob("sequences/*.yaml")),
         ("share/" + package_name + "/urdf", glob("urdf/*.xacro")),
         ("share/" + package_name + "/rviz", glob("rviz/*.rviz")),
         ("share/" + package_name + "/web", glob("web/*.*")),

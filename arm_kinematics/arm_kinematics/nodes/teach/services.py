@@ -1,0 +1,179 @@
+"""The trajectory node's services of named poses and saved sequences (docs/sequences.md):
+
+| service | type | what |
+| --- | --- | --- |
+| `named_poses/save` | SaveNamedPose | the arm's pose now (at rest, nothing else moving it) under a name |
+| `named_poses/list` | ListNamedPoses | `home` and the file's poses, each with what would refuse it here |
+| `named_poses/delete` | DeleteNamedPose | one pose out of the file |
+| `sequences/save` | SaveSequence | a program, checked, as `<sequences.directory>/<name>.yaml` |
+| `sequences/list` | ListSequences | the saved programs, by name, with their text |
+| `sequences/delete` | DeleteSequence | one saved program |
+
+Every answer has `success` and a message in words; nothing here moves the arm. A refusal
+(`TeachError`, `Refusal`) is the answer's message, with a WARN line for a change refused.
+"""  # noqa: E501
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rclpy.callback_groups import CallbackGroup
+from rclpy.node import Node
+
+from arm_kinematics.config import ArmConfig
+from arm_kinematics.nodes.refusals import Refusal
+from arm_kinematics.nodes.teach.named import NamedPoses
+from arm_kinematics.nodes.trajectory.streaming import JointSample
+from arm_kinematics.teach.names import TeachError
+from arm_kinematics.teach.poses import pose_at
+from arm_kinematics.teach.program import read_program
+from arm_kinematics.teach.store import SequenceStore
+from arm_kinematics_interfaces.srv import (
+    DeleteNamedPose,
+    DeleteSequence,
+    ListNamedPoses,
+    ListSequences,
+    SaveNamedPose,
+    SaveSequence,
+)
+
+#: A joint moving faster than this (rad/s, from joint_states' differences) is moving.
+AT_REST_RAD_S = 1e-6
+
+
+class TeachServices:
+    """The six services on `node`. `current()` is the latest joint_states sample (None:
+    none within the watchdog's time), `start_pose(positions)` where a motion would start from
+    it (the last setpoint sent, when the arm is there), `moving()` the label of the motion that
+    holds the arm (None: none)."""
+
+    def __init__(
+        self,
+        node: Node,
+        config: ArmConfig,
+        named: NamedPoses,
+        store: SequenceStore,
+        current: Callable[[], JointSample | None],
+        start_pose: Callable[[tuple[float, ...]], tuple[float, ...]],
+        moving: Callable[[], str | None],
+        group: CallbackGroup,
+    ) -> None:
+        self._node = node
+        self._config = config
+        self._named = named
+        self._store = store
+        self._current = current
+        self._start_pose = start_pose
+        self._moving = moving
+        for kind, name, callback in (
+            (SaveNamedPose, "named_poses/save", self._save_pose),
+            (ListNamedPoses, "named_poses/list", self._list_poses),
+            (DeleteNamedPose, "named_poses/delete", self._delete_pose),
+            (SaveSequence, "sequences/save", self._save_sequence),
+            (ListSequences, "sequences/list", self._list_sequences),
+            (DeleteSequence, "sequences/delete", self._delete_sequence),
+        ):
+            node.create_service(kind, name, callback, callback_group=group)
+
+    def _refused(self, response, what: str, error: Exception):
+        response.success = False
+        response.message = str(error)
+        self._node.get_logger().warning(f"{what} refused: {error}")
+        return response
+
+    # --- named poses ------------------------------------------------------------------------
+
+    def _save_pose(self, request, response):
+        response.file = str(self._named.file.path)
+        try:
+            joints = self._pose_now()
+            pose = pose_at(request.name, self._named.arm, self._config.joint_names, joints)
+            self._named.joints(pose)  # a pose this arm cannot go to is not worth a name
+            self._named.file.save(pose, request.overwrite)
+        except (TeachError, Refusal) as error:
+            return self._refused(response, f"named_poses/save '{request.name}'", error)
+        response.success = True
+        response.pose = self._named.message(pose, self._node.get_clock().now().to_msg())
+        response.message = (
+            f"saved the named pose '{pose.name}': the tool at "
+            f"{self._named.describe(joints)} ({response.file})"
+        )
+        self._node.get_logger().info(f"named_poses/save: {response.message}")
+        return response
+
+    def _pose_now(self) -> tuple[float, ...]:
+        running = self._moving()
+        if running is not None:
+            raise TeachError(f"a {running} moves the arm: save the pose once it has ended")
+        sample = self._current()
+        if sample is None:
+            timeout = self._config.trajectory.joint_state_timeout_s
+            raise TeachError(f"no joint_states within {timeout:g} s (is the hardware node up?)")
+        if any(abs(v) > AT_REST_RAD_S for v in sample.velocities):
+            raise TeachError("the arm is moving (joint_states change): save it once at rest")
+        return self._start_pose(sample.positions)
+
+    def _list_poses(self, _request, response):
+        response.file = str(self._named.file.path)
+        stamp = self._node.get_clock().now().to_msg()
+        try:
+            poses = self._named.all()
+            response.success, response.message = True, f"{len(poses)} named poses"
+        except TeachError as error:
+            poses = self._named.all_builtin()
+            response.success, response.message = False, str(error)
+        response.poses = [self._named.message(pose, stamp) for pose in poses]
+        response.problems = [self._named.problem(pose) for pose in poses]
+        return response
+
+    def _delete_pose(self, request, response):
+        response.file = str(self._named.file.path)
+        try:
+            self._named.file.delete(request.name)
+        except TeachError as error:
+            return self._refused(response, f"named_poses/delete '{request.name}'", error)
+        response.success = True
+        response.message = f"deleted the named pose '{request.name}' ({response.file})"
+        self._node.get_logger().info(f"named_poses/delete: {response.message}")
+        return response
+
+    # --- sequences --------------------------------------------------------------------------
+
+    def _save_sequence(self, request, response):
+        try:
+            response.file = str(self._store.path(request.name))
+            program = read_program(request.program, self._config, request.name)
+            for name in program.named_poses:
+                self._named.joints(self._named.find(name))
+            self._store.save(request.name, request.program, request.overwrite)
+        except (TeachError, Refusal) as error:
+            return self._refused(response, f"sequences/save '{request.name}'", error)
+        response.success = True
+        response.message = (
+            f"saved the sequence '{request.name}' ({len(program.steps)} steps, repeat "
+            f"{program.repeat}) as {response.file}"
+        )
+        self._node.get_logger().info(f"sequences/save: {response.message}")
+        return response
+
+    def _list_sequences(self, _request, response):
+        response.directory = str(self._store.directory)
+        try:
+            names = self._store.names()
+            response.programs = [self._store.read(name) for name in names]
+        except (TeachError, OSError) as error:
+            response.success, response.message = False, str(error)
+            return response
+        response.names = names
+        response.success, response.message = True, f"{len(names)} saved sequences"
+        return response
+
+    def _delete_sequence(self, request, response):
+        try:
+            response.file = str(self._store.delete(request.name))
+        except TeachError as error:
+            return self._refused(response, f"sequences/delete '{request.name}'", error)
+        response.success = True
+        response.message = f"deleted the sequence '{request.name}' ({response.file})"
+        self._node.get_logger().info(f"sequences/delete: {response.message}")
+        return response
