@@ -35,6 +35,8 @@ setup(
             "ik_client = arm_kinematics.cli.ik_client:main",
             "move_arm = arm_kinematics.cli.move_arm:main",
             "gripper = arm_kinematics.cli.gripper:main",
+            "named_pose = arm_kinematics.cli.named_pose:main",
+            "run_sequence = arm_kinematics.cli.run_sequence:main",
             "kinematics_tour = arm_kinematics.cli.tour:main",
             "arm_description = arm_kinematics.cli.description:main",
         ],

@@ -176,9 +176,11 @@ class PoseFile:
         TeachError when it cannot be read or a pose in it is malformed (its line)."""
         return _poses_of(self._read(), self.path)
 
-    def save(self, pose: NamedPose, overwrite: bool = False) -> None:
+    def save(self, pose: NamedPose, overwrite: bool = False) -> bool:
         """Add `pose` (replace one of its name with `overwrite`); TeachError when the name
-        is `home` or taken, or the file cannot be read or written."""
+        is `home` or holds other joints, or the file cannot be read or written. False (and
+        nothing written) when the name holds these very joints already: a save sent twice
+        is one save."""
         checked_name(pose.name, "a named pose")
         if pose.name == HOME:
             raise TeachError(
@@ -189,6 +191,8 @@ class PoseFile:
             document = self._read()
             poses = _poses_of(document, self.path)
             if pose.name in poses and not overwrite:
+                if _same_joints(poses[pose.name], pose):
+                    return False
                 raise TeachError(
                     f"a named pose '{pose.name}' exists in {self.path}: choose another name, "
                     "or overwrite it"
@@ -199,19 +203,20 @@ class PoseFile:
                 document["poses"] = table
             table[pose.name] = _entry(pose)
             self._write(document)
+            return True
 
-    def delete(self, name: str) -> None:
-        """Remove the pose `name`; TeachError when there is none (or it is home)."""
+    def delete(self, name: str) -> bool:
+        """Remove the pose `name`: True, or False when there is none (a delete sent twice is
+        one delete); TeachError for home or a file that cannot be read or written."""
         if name == HOME:
             raise TeachError("'home' is built in (the params file's joints.*.home_deg)")
         with self._lock:
             document = self._read()
-            poses = _poses_of(document, self.path)
-            if name not in poses:
-                known = ", ".join(poses) or "none"
-                raise TeachError(f"no named pose '{name}' in {self.path} (it has: {known})")
+            if name not in _poses_of(document, self.path):
+                return False
             del document["poses"][name]
             self._write(document)
+            return True
 
     def _read(self) -> CommentedMap:
         try:
@@ -239,6 +244,14 @@ class PoseFile:
             ) from None
 
 
+def _same_joints(saved: NamedPose, pose: NamedPose) -> bool:
+    """The same joints, to the file's precision."""
+    here = pose.joints_by_name()
+    return set(here) == set(saved.joints_by_name()) and all(
+        abs(math.degrees(q) - math.degrees(here[n])) <= 10**-JOINT_DECIMALS for n, q in saved.joints
+    )
+
+
 def _entry(pose: NamedPose) -> CommentedMap:
     joints = CommentedMap((name, round(math.degrees(q), JOINT_DECIMALS)) for name, q in pose.joints)
     joints.fa.set_flow_style()
@@ -258,17 +271,17 @@ def _entry(pose: NamedPose) -> CommentedMap:
 
 
 def _poses_of(document: CommentedMap, path: Path) -> dict[str, NamedPose]:
-    table = document.get("poses")
-    if table is None:
-        return {}
-    if not isinstance(table, dict):
-        raise TeachError(f"{path}: {line_of(document, 'poses')}'poses' must be a mapping")
     unknown = [key for key in document if key != "poses"]
     if unknown:
         raise TeachError(
             f"{path}: {line_of(document, unknown[0])}unknown key '{unknown[0]}' (the file "
             "holds 'poses:' only)"
         )
+    table = document.get("poses")
+    if table is None:
+        return {}
+    if not isinstance(table, dict):
+        raise TeachError(f"{path}: {line_of(document, 'poses')}'poses' must be a mapping")
     return {str(name): _pose_of(str(name), entry, table, path) for name, entry in table.items()}
 
 

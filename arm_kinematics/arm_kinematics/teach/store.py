@@ -61,16 +61,20 @@ class SequenceStore:
             raise TeachError(f"cannot read {path}: {error}") from None
 
     def save(self, name: str, text: str, overwrite: bool = False) -> Path:
-        """Write `text` as the sequence `name`; TeachError when it exists (without
-        `overwrite`) or cannot be written. The file written."""
+        """Write `text` as the sequence `name`; TeachError when another text has that name
+        (without `overwrite`) or it cannot be written (the same text again: nothing to do, a
+        save sent twice is one save). The file."""
         path = self.path(name)
+        text = text if text.endswith("\n") else text + "\n"
         with self._lock:
             if path.exists() and not overwrite:
+                if path.read_text(encoding="utf-8") == text:
+                    return path
                 raise TeachError(
                     f"a sequence '{name}' exists ({path}): choose another name, or overwrite it"
                 )
             try:
-                write_atomically(path, text if text.endswith("\n") else text + "\n")
+                write_atomically(path, text)
             except OSError as error:
                 raise TeachError(
                     f"cannot write {path}: {error} (set the trajectory node's parameter "
@@ -78,14 +82,15 @@ class SequenceStore:
                 ) from None
         return path
 
-    def delete(self, name: str) -> Path:
-        """Remove the sequence `name`; TeachError when there is none. The file removed."""
+    def delete(self, name: str) -> bool:
+        """Remove the sequence `name`: True, or False when there is none (a delete sent twice
+        is one delete); TeachError when it cannot be removed."""
         path = self.path(name)
         with self._lock:
             try:
                 path.unlink()
             except FileNotFoundError:
-                raise TeachError(f"no saved sequence '{name}' in {self.directory}") from None
+                return False
             except OSError as error:
                 raise TeachError(f"cannot delete {path}: {error}") from None
-        return path
+        return True

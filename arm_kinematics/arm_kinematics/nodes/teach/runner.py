@@ -21,14 +21,13 @@ from arm_kinematics.kinematics import PlanarArm, SolvePoints, SpatialArm
 from arm_kinematics.nodes.teach.gripper_step import GripperEnd, GripperSteps
 from arm_kinematics.nodes.teach.sequence import (
     LABEL,
-    STOPS,
     PlannedStep,
     SequenceMove,
     SequenceOutcome,
-    SequenceResult,
     ended,
     plan_sequence,
 )
+from arm_kinematics.nodes.teach.status import STOPS, SequenceResult
 from arm_kinematics.nodes.trajectory.goals import GoalRun, Outcome, Result
 from arm_kinematics.nodes.trajectory.streaming import SetpointStream
 from arm_kinematics.teach.program import GripperStep, WaitStep

@@ -24,26 +24,18 @@ from arm_kinematics.kinematics import PlanarArm, Setpoints, SolvePoints, Spatial
 from arm_kinematics.nodes.refusals import Refusal
 from arm_kinematics.nodes.teach.named import NamedPoses
 from arm_kinematics.nodes.teach.settings import TeachSettings
+from arm_kinematics.nodes.teach.status import STOPS, SequenceResult
 from arm_kinematics.nodes.trajectory.goals import (
     GoalRun,
     Move,
     Outcome,
-    Result,
     plan_options,
 )
 from arm_kinematics.nodes.trajectory.planning import PlannedMove, plan_move
 from arm_kinematics.teach.program import LINEAR, MoveStep, Program, Step
-from arm_kinematics_interfaces.action import MoveArm, RunSequence
+from arm_kinematics_interfaces.action import MoveArm
 
-SequenceResult = RunSequence.Result
 MODES = {LINEAR: MoveArm.Goal.LINEAR}  # else JOINT
-#: How a move's end (MoveArm's status) ends the sequence; anything else is STEP_FAILED.
-STOPS = {
-    Result.CANCELED: SequenceResult.CANCELED,
-    Result.PREEMPTED: SequenceResult.PREEMPTED,
-    Result.SHUTDOWN: SequenceResult.SHUTDOWN,
-    Result.CALIBRATING: SequenceResult.CALIBRATING,
-}
 LABEL = "sequence"
 
 

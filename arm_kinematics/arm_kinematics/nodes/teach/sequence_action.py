@@ -26,19 +26,18 @@ from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
 from arm_kinematics.config import ArmConfig
-from arm_kinematics.nodes.messages import constant_names, joint_state
+from arm_kinematics.nodes.messages import joint_state
 from arm_kinematics.nodes.refusals import Refusal
 from arm_kinematics.nodes.teach.named import NamedPoses
 from arm_kinematics.nodes.teach.sequence import (
     LABEL,
-    STOPS,
     PlannedStep,
     SequenceMove,
     SequenceOutcome,
-    SequenceResult,
     resolve_sequence,
 )
 from arm_kinematics.nodes.teach.settings import TeachSettings
+from arm_kinematics.nodes.teach.status import STOPS, SequenceResult, status_name
 from arm_kinematics.nodes.trajectory.goals import Admission, GoalRun, Outcome, Result
 from arm_kinematics.nodes.trajectory.poses import ToolPoses
 from arm_kinematics.teach.names import TeachError
@@ -47,20 +46,6 @@ from arm_kinematics.teach.store import SequenceStore
 from arm_kinematics_interfaces.action import RunSequence
 
 ACTION_NAME = "run_sequence"
-#: RunSequence result status value -> name.
-STATUS_NAMES = constant_names(
-    SequenceResult,
-    (
-        "SUCCEEDED",
-        "INVALID_SEQUENCE",
-        "PLAN_FAILED",
-        "STEP_FAILED",
-        "CANCELED",
-        "PREEMPTED",
-        "SHUTDOWN",
-        "CALIBRATING",
-    ),
-)
 #: How a run that ended before its sequence began (MoveArm's status) ends it; else STEP_FAILED.
 BEFORE = {
     Result.INVALID_GOAL: SequenceResult.INVALID_SEQUENCE,
@@ -68,11 +53,6 @@ BEFORE = {
     Result.IK_UNAVAILABLE: SequenceResult.PLAN_FAILED,
     **STOPS,
 }
-
-
-def status_name(status: int) -> str:
-    """Name of a RunSequence result status ("UNKNOWN(42)" for a value it does not define)."""
-    return STATUS_NAMES.get(status, f"UNKNOWN({status})")
 
 
 class SequenceAction:

@@ -89,14 +89,14 @@ class TeachServices:
             joints = self._pose_now()
             pose = pose_at(request.name, self._named.arm, self._config.joint_names, joints)
             self._named.joints(pose)  # a pose this arm cannot go to is not worth a name
-            self._named.file.save(pose, request.overwrite)
+            written = self._named.file.save(pose, request.overwrite)
         except (TeachError, Refusal) as error:
             return self._refused(response, f"named_poses/save '{request.name}'", error)
         response.success = True
         response.pose = self._named.message(pose, self._node.get_clock().now().to_msg())
         response.message = (
-            f"saved the named pose '{pose.name}': the tool at "
-            f"{self._named.describe(joints)} ({response.file})"
+            f"{'saved' if written else 'already saved:'} the named pose '{pose.name}': the "
+            f"tool at {self._named.describe(joints)} ({response.file})"
         )
         self._node.get_logger().info(f"named_poses/save: {response.message}")
         return response
@@ -129,11 +129,15 @@ class TeachServices:
     def _delete_pose(self, request, response):
         response.file = str(self._named.file.path)
         try:
-            self._named.file.delete(request.name)
+            deleted = self._named.file.delete(request.name)
         except TeachError as error:
             return self._refused(response, f"named_poses/delete '{request.name}'", error)
         response.success = True
-        response.message = f"deleted the named pose '{request.name}' ({response.file})"
+        response.message = (
+            f"deleted the named pose '{request.name}' ({response.file})"
+            if deleted
+            else f"no named pose '{request.name}' in {response.file}: nothing to delete"
+        )
         self._node.get_logger().info(f"named_poses/delete: {response.message}")
         return response
 
@@ -170,10 +174,15 @@ class TeachServices:
 
     def _delete_sequence(self, request, response):
         try:
-            response.file = str(self._store.delete(request.name))
+            response.file = str(self._store.path(request.name))
+            deleted = self._store.delete(request.name)
         except TeachError as error:
             return self._refused(response, f"sequences/delete '{request.name}'", error)
         response.success = True
-        response.message = f"deleted the sequence '{request.name}' ({response.file})"
+        response.message = (
+            f"deleted the sequence '{request.name}' ({response.file})"
+            if deleted
+            else f"no saved sequence '{request.name}' in {self._store.directory}: nothing to delete"
+        )
         self._node.get_logger().info(f"sequences/delete: {response.message}")
         return response
