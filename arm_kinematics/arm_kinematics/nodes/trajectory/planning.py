@@ -32,7 +32,7 @@ from arm_kinematics.kinematics import (
 )
 from arm_kinematics.kinematics.planning.line_points import pose_text
 from arm_kinematics.nodes.refusals import Refusal
-from arm_kinematics.nodes.trajectory.goals import GoalRun, Move, Outcome, Result
+from arm_kinematics.nodes.trajectory.goals import GoalRun, Move, Outcome, Result, format_joints
 from arm_kinematics.nodes.trajectory.ik_batch import IkInterruptedError, IkUnavailableError
 from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.srv import SolveIK
@@ -145,6 +145,10 @@ def _plan_linear(
     waypoints = [*move.waypoints, move.target]
     plan, placement = plan_path(arm, config, start, waypoints, replace(move.options, solve=solve))
     if plan.setpoints is not None:
+        if move.joints is not None:
+            elsewhere = _elsewhere(arm, config, plan.setpoints.joints[-1], move.joints, start)
+            if elsewhere is not None:
+                return elsewhere
         return PlannedMove(plan.setpoints, plan.total_steps)
     assert plan.failed_step is not None
     step, total = plan.failed_step, plan.total_steps
@@ -162,12 +166,39 @@ def _plan_linear(
     )
 
 
+def _elsewhere(
+    arm: PlanarArm | SpatialArm,
+    config: ArmConfig,
+    end: np.ndarray,
+    joints: tuple[float, ...],
+    start: tuple[float, ...],
+) -> Outcome | None:
+    """JOINT_JUMP when a line to a named pose's tool pose ends at other joints than the pose's
+    (another elbow or side: the same tool pose, another arm), else None."""
+    arrived = arm.unwrap_near(tuple(end.tolist()), joints)
+    if (
+        max(abs(a - b) for a, b in zip(arrived, joints, strict=True))
+        <= config.trajectory.goal_tolerance
+    ):
+        return None
+    return Outcome(
+        Result.JOINT_JUMP,
+        f"the straight line ends at the named pose's tool pose with the joints at "
+        f"{format_joints(arrived)}, not its {format_joints(joints)} (another elbow or side): "
+        "go there in JOINT mode; nothing moved",
+        final=start,
+    )
+
+
 def _plan_joint(
     arm: PlanarArm | SpatialArm,
     move: Move,
     start: tuple[float, ...],
     solve: SolvePoints,
 ) -> PlannedMove | Outcome:
+    assert move.options.limits is not None  # a JOINT move's: the scaled joint limits
+    if move.joints is not None:  # a named pose: its joints, checked, no IK
+        return PlannedMove(joint_setpoints(arm, start, move.joints, move.options.limits), 1)
     goal = np.array([move.target])
     answers = solve(goal, start)
     status = int(answers.status[0])
@@ -185,6 +216,5 @@ def _plan_joint(
             failed_point=tuple(goal[0].tolist()),
             path_points=goal,
         )
-    assert move.options.limits is not None  # a JOINT move's: the scaled joint limits
     setpoints = joint_setpoints(arm, start, tuple(answers.joints[0].tolist()), move.options.limits)
     return PlannedMove(setpoints, 1)
