@@ -4,6 +4,9 @@
 
 const $ = (id) => document.getElementById(id);
 export const degrees = (rad) => (rad * 180) / Math.PI;
+// MoveArm's result statuses by value (arm_kinematics_interfaces/action/MoveArm.action).
+export const MOVE_STATUS = ["SUCCEEDED", "INVALID_GOAL", "IK_FAILED", "JOINT_JUMP", "CANCELED", "PREEMPTED",
+  "IK_UNAVAILABLE", "HARDWARE_FAULT", "NO_JOINT_STATE", "SHUTDOWN", "CALIBRATING"];
 
 // --- status boxes ---------------------------------------------------------------------------
 
