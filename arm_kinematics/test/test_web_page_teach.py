@@ -14,12 +14,14 @@ the order of the tests matters.
 from __future__ import annotations
 
 import math
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+import transforms3d
 from rclpy.qos import qos_profile_sensor_data
 from ros_helpers import PACKAGE_DIR, RosGraph, ros_graph, wait_for
 from sensor_msgs.msg import JointState
@@ -31,6 +33,7 @@ from arm_kinematics.teach.program import MoveStep, read_program
 pytestmark = pytest.mark.ros
 
 SHIPPED = PACKAGE_DIR / "config" / "arm_desk_kit.yaml"
+EXAMPLE = PACKAGE_DIR / "sequences" / "desk_kit_pick_and_place.yaml"
 CONFIG = ArmConfig.from_file(SHIPPED)
 NAMES = list(CONFIG.joint_names)
 GRIPPER = CONFIG.gripper
@@ -314,6 +317,77 @@ def test_a_step_that_cannot_be_planned_is_refused_in_words_and_nothing_moves(
     screenshot(page, "page-teach-refused.png")
 
 
+def test_a_sequence_written_in_yaml_is_loaded_to_run_by_name_and_cancel_stops_it(
+    page: Page, observer: Observer, config_file: Path
+) -> None:
+    # The shipped example, put in the sequences' directory by hand (YAML with comments: the
+    # page shows its text and runs it by its name, it does not edit it).
+    directory = config_file.with_name("arm_desk_kit.sequences")
+    shutil.copy(EXAMPLE, directory / "example.yaml")
+    page.click("#sequence-refresh")
+    page.wait_for_selector('#saved-sequences option[value="example"]', state="attached")
+    page.select_option("#saved-sequences", "example")
+    page.click("#sequence-load")
+    page.wait_for_selector('#sequence-status[data-status="LOADED"]')
+    assert "run it by its name" in page.locator("#sequence-message").inner_text()
+    assert page.locator("#steps li").count() == 0
+    assert page.locator("#sequence-text").inner_text() == EXAMPLE.read_text()
+    # Run it, and cancel it once it moves: it stops short, in the step it was in.
+    page.click("#sequence-run")
+    page.wait_for_selector('#sequence-status[data-status="MOVING"]', timeout=RUN_TIMEOUT_MS)
+    assert page.locator("#sequence-cancel").is_enabled()
+    page.click("#sequence-cancel")
+    message = sequence_ends(page, "CANCELED")
+    assert re.match(r"step \d+ of 10 \(", message), message
+    assert "canceled" in message
+    assert page.locator("#sequence-cancel").is_disabled()
+    assert page.locator("#sequence-run").is_enabled()
+    observer.at_rest()
+
+
+def test_the_live_pose_is_written_in_the_programs_angles(page: Page, stack: Stack) -> None:
+    """teach_program.js's typedPose (the page's edge conversion of compute_fk's tool pose into
+    pitch and roll) gives the core's outward angles (kinematics/spatial/model.py), over the
+    back and straight down too; a planar tool rotation gives its heading."""
+    rng = np.random.default_rng(24)
+    low, high = np.array(CONFIG.joint_limits).T
+    samples = [rng.uniform(low, high) for _ in range(20)]
+    samples.append(np.radians([30.0, 60.0, -60.0, -90.0, 45.0]))  # straight down, rolled
+    samples.append(np.radians([-20.0, 80.0, 10.0, 80.0, -120.0]))  # over the back
+    cases = []
+    for joints in samples:
+        tool = stack.arm.forward(joints)
+        w, x, y, z = transforms3d.quaternions.mat2quat(tool.rotation)
+        tip = {
+            "position": dict(zip("xyz", tool.position, strict=True)),
+            "orientation": {"x": x, "y": y, "z": z, "w": w},
+        }
+        cases.append((tip, math.degrees(tool.pitch), math.degrees(tool.roll)))
+    poses = page.evaluate(
+        """async (tips) => { const { typedPose } = await import('./teach_program.js');
+             const arm = { spatial: true, pitch: true, roll: true };
+             return tips.map((tip) => typedPose(tip, arm)); }""",
+        [tip for tip, _, _ in cases],
+    )
+    for (tip, pitch_deg, roll_deg), pose in zip(cases, poses, strict=True):
+        assert pose["x_m"] == pytest.approx(tip["position"]["x"], abs=5e-5)
+        assert pose["z_m"] == pytest.approx(tip["position"]["z"], abs=5e-5)
+        assert pose["pitch_deg"] == pytest.approx(pitch_deg, abs=0.005), pose
+        turn = (pose["roll_deg"] - roll_deg + 180.0) % 360.0 - 180.0
+        assert turn == pytest.approx(0.0, abs=0.005), pose
+    planar = page.evaluate(
+        """async () => { const { typedPose } = await import('./teach_program.js');
+             const h = -2.5, tip = { position: { x: 0.1, y: -0.05, z: 0 },
+               orientation: { x: 0, y: 0, z: Math.sin(h / 2), w: Math.cos(h / 2) } };
+             return [typedPose(tip, { spatial: false, heading: true }),
+                     typedPose(tip, { spatial: false, heading: false })]; }"""
+    )
+    assert planar == [
+        {"x_m": 0.1, "y_m": -0.05, "heading_deg": round(math.degrees(-2.5), 2)},
+        {"x_m": 0.1, "y_m": -0.05},
+    ]
+
+
 def test_the_teach_box_fits_a_phone_and_runs_a_sequence_there(
     browser, stack: Stack, observer: Observer
 ) -> None:
@@ -331,12 +405,18 @@ def test_the_teach_box_fits_a_phone_and_runs_a_sequence_there(
     page.click("#add-move")
     page.select_option("#step-source", "above_part")
     page.click("#add-move")
+    page.click("#add-grip")  # the gripper box's position: its slider, open until a goal moves it
+    assert page.locator("#steps li").nth(2).inner_text().startswith("gripper to 55.0 mm")
     for selector in ("#pose-save", "#add-move", "#add-grip", "#sequence-run", "#steps li button"):
         box = page.locator(selector).first.bounding_box()
         assert box["x"] >= 0, selector
         assert box["x"] + box["width"] <= width, selector
     page.click("#sequence-run")
-    assert "ran its 2 steps" in sequence_ends(page, "SUCCEEDED")
+    assert "ran its 3 steps" in sequence_ends(page, "SUCCEEDED")
+    wait_for(
+        lambda: abs(observer.joints([GRIPPER.name])[0] - GRIPPER.open_angle) < 1e-3,
+        what="the gripper open",
+    )
     screenshot(page, "page-teach-390x844.png")
     assert page.errors == []
     page.close()

@@ -63,6 +63,8 @@ export class SequenceRecorder {
     this.savedList = $("select", { id: "saved-sequences", "aria-label": "saved sequences" }, load);
     this.loadButton = $("button", { id: "sequence-load", type: "button" }, load, "Load");
     this.deleteButton = $("button", { id: "sequence-delete", type: "button" }, load, "Delete");
+    $("button", { id: "sequence-refresh", type: "button", title: "read the saved sequences again", "aria-label": "refresh the saved sequences" }, load, "↻")
+      .addEventListener("click", () => this.refreshSaved());
     const run = $("div", { class: "buttons" }, details);
     this.runButton = $("button", { id: "sequence-run", type: "button" }, run, "Run");
     this.cancelButton = $("button", { id: "sequence-cancel", type: "button", disabled: "" }, run, "Cancel");
