@@ -7,9 +7,8 @@ Used by test_named_poses.py, test_sequences.py and bench/bench_sequence.py.
 
 from __future__ import annotations
 
-import math
+import shutil
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
 from arm_kinematics.config import ArmConfig
+from arm_kinematics.kinematics.planning.stream_limits import stream_excesses, with_rest
 from arm_kinematics.nodes.hardware_node import HardwareNode
 from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics.nodes.trajectory_node import TrajectoryNode
@@ -60,7 +60,10 @@ class Ended:
 
 class TeachStack:
     """The nodes of the arm in `config_file` (namespace `namespace`) on `graph`, keeping named
-    poses in `folder`/poses.yaml and sequences in `folder`/sequences, and a client of them."""
+    poses in `folder`/poses.yaml and sequences in `folder`/sequences, and a client of them.
+    With `beside_params`, the params file is copied into `folder` and given to the nodes as
+    `config_file` (as bringup does), the named poses and sequences left at their defaults:
+    beside that copy."""
 
     def __init__(
         self,
@@ -68,21 +71,27 @@ class TeachStack:
         folder: Path,
         config_file: Path = KIT_FILE,
         namespace: str = "kit",
+        beside_params: bool = False,
         **overrides: Any,
     ) -> None:
         self.graph = graph
         self.config = ArmConfig.from_file(config_file)
         self.names = list(self.config.joint_names)
-        self.poses_file = folder / "poses.yaml"
-        self.sequences = folder / "sequences"
-        params = file_parameters(
-            config_file,
-            **{
+        if beside_params:
+            copy = folder / config_file.name
+            if not copy.exists():
+                shutil.copyfile(config_file, copy)
+            files = {"config_file": str(copy)}
+            self.poses_file = folder / f"{copy.stem}.{namespace}.poses.yaml"
+            self.sequences = folder / f"{copy.stem}.{namespace}.sequences"
+        else:
+            self.poses_file = folder / "poses.yaml"
+            self.sequences = folder / "sequences"
+            files = {
                 "named_poses.file": str(self.poses_file),
                 "sequences.directory": str(self.sequences),
-                **overrides,
-            },
-        )
+            }
+        params = file_parameters(config_file, **{**files, **overrides})
         common = {"context": graph.context, "parameter_overrides": params, "namespace": namespace}
         self.nodes = [
             graph.add(IkNode(**common)),
@@ -144,6 +153,20 @@ class TeachStack:
     def states_since(self, index: int) -> list[JointState]:
         with self.lock:
             return list(self.states[index:])
+
+    def states_as_rows(self, since: int) -> np.ndarray:
+        """The arm's joints in the joint_states after the first `since`, (K, n) rad."""
+        rows = []
+        for msg in self.states_since(since):
+            by_name = dict(zip(msg.name, msg.position, strict=True))
+            rows.append([by_name[n] for n in self.names])
+        return np.array(rows).reshape(-1, len(self.names))
+
+    def track(self, joint: str, since: int) -> np.ndarray:
+        """The positions (rad) of `joint` in the joint_states after the first `since`."""
+        return np.array(
+            [dict(zip(s.name, s.position, strict=True))[joint] for s in self.states_since(since)]
+        )
 
     def command_count(self) -> int:
         with self.lock:
@@ -208,30 +231,12 @@ class TeachStack:
         return self.wait_end(future.result(), timeout)
 
 
-def within_limits(commands: np.ndarray, config: ArmConfig, with_rest: bool = True) -> list:
-    """Where a stream of setpoints one command period apart (rad, (K, n)) breaks a joint's
-    velocity or acceleration limit, measured as finite differences with the rest before and
-    after: [(setpoint, joint, what, value, limit)], empty when it keeps them all."""
+def limits_broken(start, commands: np.ndarray, config: ArmConfig) -> str:
+    """'' when the stream of setpoints `commands` ((K, n) rad, one command period apart) from
+    the joints `start` keeps every joint's velocity and acceleration limit, else the first
+    excess in words: the project's one measure (`stream_limits`: finite differences with the
+    rest before and after)."""
     period = 1.0 / config.trajectory.command_rate_hz
-    rows = np.asarray(commands, dtype=float)
-    if with_rest and len(rows):
-        rows = np.vstack([rows[:1], rows[:1], rows, rows[-1:], rows[-1:]])
-    velocity = np.diff(rows, axis=0) / period
-    acceleration = np.diff(rows, n=2, axis=0) / period**2
-    broken = []
-    for what, values, limits in (
-        ("velocity", velocity, config.max_velocities),
-        ("acceleration", acceleration, config.max_accelerations),
-    ):
-        for joint, limit in enumerate(limits):
-            over = np.flatnonzero(np.abs(values[:, joint]) > limit * (1 + 1e-6) + 1e-9)
-            broken += [(int(k), joint, what, float(values[k, joint]), limit) for k in over[:1]]
-    return broken
-
-
-def degrees(values) -> list[float]:
-    return [round(math.degrees(v), 3) for v in values]
-
-
-def seconds_since(started: float) -> float:
-    return time.monotonic() - started
+    stream = with_rest(start, np.asarray(commands, dtype=float))
+    first, _worst = stream_excesses(stream, period, config.motion_limits())
+    return "" if first is None else first.words(config.joint_names, period)

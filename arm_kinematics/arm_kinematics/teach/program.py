@@ -18,7 +18,7 @@ planar arm's `x_m, y_m[, heading_deg]`, a spatial arm's `x_m, y_m, z_m[, pitch_d
 roll_deg]]` (docs/spatial_arms.md's conventions). Steps without a speed take the trajectory
 node's defaults. Everything that can be checked without planning is checked here, naming the
 step (and its line): keys, units, the arm's kind, the gripper and its range. Whether a pose is
-reachable is the planner's to say (`nodes/teach/plan.py`). Radians and metres inside.
+reachable is the planner's to say (`nodes/teach/sequence.py`). Radians and metres inside.
 """
 
 from __future__ import annotations

@@ -23,19 +23,19 @@ from arm_kinematics.kinematics import PlanarArm, PlanOptions, SolvePoints, Spati
 from arm_kinematics.nodes.teach.gripper_step import GripperSteps
 from arm_kinematics.nodes.teach.named import NamedPoses
 from arm_kinematics.nodes.teach.runner import SequenceRunner
-from arm_kinematics.nodes.teach.sequence import PlannedStep, SequenceMove
+from arm_kinematics.nodes.teach.sequence import PlannedStep, SequenceMove, resolve_sequence
 from arm_kinematics.nodes.teach.sequence_action import SequenceAction
 from arm_kinematics.nodes.teach.services import TeachServices
 from arm_kinematics.nodes.teach.settings import declare_teach_parameters
 from arm_kinematics.nodes.trajectory.goals import Admission, GoalRun, Move, Outcome
 from arm_kinematics.nodes.trajectory.poses import ToolPoses
 from arm_kinematics.nodes.trajectory.streaming import (
-    JointSample,
     JointStateMonitor,
     SetpointStream,
     StreamSettings,
 )
 from arm_kinematics.teach.poses import PoseFile
+from arm_kinematics.teach.program import Program
 from arm_kinematics.teach.store import SequenceStore
 
 __all__ = ["NodeParts", "SequenceMove", "TeachInterface"]
@@ -77,16 +77,17 @@ class TeachInterface:
         settings = declare_teach_parameters(node, config.robot_name)
         self.named = NamedPoses(config, arm, PoseFile(settings.poses_file))
         store = SequenceStore(settings.sequences_directory)
-        timeout = config.trajectory.joint_state_timeout_s
-
-        def current() -> JointSample | None:
-            return parts.monitor.sample() if parts.monitor.age() <= timeout else None
 
         def moving() -> str | None:
             active = admission.active
             return None if active is None else active.label
 
-        TeachServices(node, config, self.named, store, current, parts.start_pose, moving, group)
+        def resolve(program: Program) -> SequenceMove:
+            return resolve_sequence(program, config, self.named, settings)
+
+        TeachServices(
+            node, config, self.named, store, parts.monitor, parts.start_pose, moving, resolve, group
+        )
         self.action = SequenceAction(
             node, config, poses, self.named, store, settings, admission, parts.outcome_of, group
         )

@@ -23,10 +23,10 @@ from rclpy.node import Node
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.nodes.refusals import Refusal
 from arm_kinematics.nodes.teach.named import NamedPoses
-from arm_kinematics.nodes.trajectory.streaming import JointSample
+from arm_kinematics.nodes.trajectory.streaming import JointStateMonitor
 from arm_kinematics.teach.names import TeachError
 from arm_kinematics.teach.poses import pose_at
-from arm_kinematics.teach.program import read_program
+from arm_kinematics.teach.program import Program, read_program
 from arm_kinematics.teach.store import SequenceStore
 from arm_kinematics_interfaces.srv import (
     DeleteNamedPose,
@@ -37,15 +37,15 @@ from arm_kinematics_interfaces.srv import (
     SaveSequence,
 )
 
-#: A joint moving faster than this (rad/s, from joint_states' differences) is moving.
-AT_REST_RAD_S = 1e-6
+SETTLE_S = 1.0
+"""Seconds a save waits for joint_states that show the arm at rest (the same positions twice)."""
 
 
 class TeachServices:
-    """The six services on `node`. `current()` is the latest joint_states sample (None:
-    none within the watchdog's time), `start_pose(positions)` where a motion would start from
-    it (the last setpoint sent, when the arm is there), `moving()` the label of the motion that
-    holds the arm (None: none)."""
+    """The six services on `node`. `monitor` has the latest joint_states, `start_pose(
+    positions)` says where a motion would start from them (the last setpoint sent, when the
+    arm is there), `moving()` the label of the motion that holds the arm (None: none),
+    `resolve(program)` checks a program as a run would (a Refusal naming the step)."""
 
     def __init__(
         self,
@@ -53,18 +53,20 @@ class TeachServices:
         config: ArmConfig,
         named: NamedPoses,
         store: SequenceStore,
-        current: Callable[[], JointSample | None],
+        monitor: JointStateMonitor,
         start_pose: Callable[[tuple[float, ...]], tuple[float, ...]],
         moving: Callable[[], str | None],
+        resolve: Callable[[Program], object],
         group: CallbackGroup,
     ) -> None:
         self._node = node
         self._config = config
         self._named = named
         self._store = store
-        self._current = current
+        self._monitor = monitor
         self._start_pose = start_pose
         self._moving = moving
+        self._resolve = resolve
         for kind, name, callback in (
             (SaveNamedPose, "named_poses/save", self._save_pose),
             (ListNamedPoses, "named_poses/list", self._list_poses),
@@ -102,16 +104,22 @@ class TeachServices:
         return response
 
     def _pose_now(self) -> tuple[float, ...]:
+        """Where the arm is at rest: the last setpoint sent when joint_states agree with it.
+        A move's goal succeeds within the goal tolerance of its end, the servos still settling:
+        they are given SETTLE_S to come to rest."""
         running = self._moving()
         if running is not None:
             raise TeachError(f"a {running} moves the arm: save the pose once it has ended")
-        sample = self._current()
-        if sample is None:
-            timeout = self._config.trajectory.joint_state_timeout_s
+        timeout = self._config.trajectory.joint_state_timeout_s
+        if self._monitor.age() > timeout:
             raise TeachError(f"no joint_states within {timeout:g} s (is the hardware node up?)")
-        if any(abs(v) > AT_REST_RAD_S for v in sample.velocities):
-            raise TeachError("the arm is moving (joint_states change): save it once at rest")
-        return self._start_pose(sample.positions)
+        positions = self._monitor.wait_still(SETTLE_S)
+        if positions is None:
+            raise TeachError(
+                f"the arm is moving (joint_states still changed after {SETTLE_S:g} s): save "
+                "it once at rest"
+            )
+        return self._start_pose(positions)
 
     def _list_poses(self, _request, response):
         response.file = str(self._named.file.path)
@@ -147,8 +155,7 @@ class TeachServices:
         try:
             response.file = str(self._store.path(request.name))
             program = read_program(request.program, self._config, request.name)
-            for name in program.named_poses:
-                self._named.joints(self._named.find(name))
+            self._resolve(program)  # its named poses exist and are valid here, as a run's
             self._store.save(request.name, request.program, request.overwrite)
         except (TeachError, Refusal) as error:
             return self._refused(response, f"sequences/save '{request.name}'", error)
