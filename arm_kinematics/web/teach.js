@@ -7,6 +7,7 @@ import { NamedPosesBox } from "./teach_poses.js";
 import { SequenceRecorder } from "./teach_recorder.js";
 import { typedPose } from "./teach_program.js";
 import { element } from "./jog_panel.js";
+import { setStatus } from "./panel.js";
 
 
 export class TeachPanel {
@@ -50,6 +51,23 @@ export class TeachPanel {
     const response = await this.ros.callService(this.names[service], `arm_kinematics_interfaces/srv/${type}`, args);
     if (!response.result) throw new Error(String(response.values));
     return response.values;
+  }
+
+  // The same, a failed call said in the status box `box` (setStatus's): the answer or null.
+  async ask(box, service, type, args) {
+    try {
+      return await this.call(service, type, args);
+    } catch (error) {
+      setStatus(box, "NO ANSWER", error.message);
+      return null;
+    }
+  }
+
+  // A save or a delete: its answer (success and message) said in the status box `box`.
+  async change(box, service, type, args) {
+    const answer = await this.ask(box, service, type, args);
+    if (answer) setStatus(box, answer.success ? "OK" : "REFUSED", answer.message);
+    return answer;
   }
 
   // The arm at the latest joint_states as a typed pose of the program (compute_fk answers where

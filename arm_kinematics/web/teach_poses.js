@@ -38,25 +38,15 @@ export class NamedPosesBox {
       setStatus("pose-status", "NO NAME", "type a name for the pose first");
       return;
     }
-    try {
-      const answer = await this.teach.call("savePose", "SaveNamedPose", { name, overwrite: this.replace.checked });
-      setStatus("pose-status", answer.success ? "OK" : "REFUSED", answer.message);
-      if (answer.success) this.name.value = "";
-    } catch (error) {
-      setStatus("pose-status", "NO ANSWER", error.message);
-    }
+    const answer = await this.teach.change("pose-status", "savePose", "SaveNamedPose", { name, overwrite: this.replace.checked });
+    if (answer && answer.success) this.name.value = "";
     this.refresh();
   }
 
   // Reads the list again and shows it; the recorder's choice of poses follows.
   async refresh() {
-    let answer;
-    try {
-      answer = await this.teach.call("listPoses", "ListNamedPoses", {});
-    } catch (error) {
-      setStatus("pose-status", "NO ANSWER", error.message);
-      return;
-    }
+    const answer = await this.teach.ask("pose-status", "listPoses", "ListNamedPoses", {});
+    if (!answer) return;
     if (!answer.success) setStatus("pose-status", "REFUSED", answer.message);
     this.list.replaceChildren();
     answer.poses.forEach((pose, i) => this.show(pose, answer.problems[i] || ""));
@@ -83,12 +73,7 @@ export class NamedPosesBox {
   }
 
   async remove(name) {
-    try {
-      const answer = await this.teach.call("deletePose", "DeleteNamedPose", { name });
-      setStatus("pose-status", answer.success ? "OK" : "REFUSED", answer.message);
-    } catch (error) {
-      setStatus("pose-status", "NO ANSWER", error.message);
-    }
+    await this.teach.change("pose-status", "deletePose", "DeleteNamedPose", { name });
     this.refresh();
   }
 

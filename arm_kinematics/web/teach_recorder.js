@@ -198,23 +198,13 @@ export class SequenceRecorder {
       setStatus("sequence-status", "NO NAME", "type a name for the sequence first");
       return;
     }
-    try {
-      const answer = await this.teach.call("saveSequence", "SaveSequence", { name, program: this.program(), overwrite: this.replace.checked });
-      setStatus("sequence-status", answer.success ? "OK" : "REFUSED", answer.message);
-    } catch (error) {
-      setStatus("sequence-status", "NO ANSWER", error.message);
-    }
+    await this.teach.change("sequence-status", "saveSequence", "SaveSequence", { name, program: this.program(), overwrite: this.replace.checked });
     await this.refreshSaved(name);
   }
 
   async refreshSaved(select = null) {
-    let answer;
-    try {
-      answer = await this.teach.call("listSequences", "ListSequences", {});
-    } catch (error) {
-      setStatus("sequence-status", "NO ANSWER", error.message);
-      return;
-    }
+    const answer = await this.teach.ask("sequence-status", "listSequences", "ListSequences", {});
+    if (!answer) return;
     if (!answer.success) setStatus("sequence-status", "REFUSED", answer.message);
     const chosen = select ?? this.savedList.value;
     this.saved = new Map(answer.names.map((name, i) => [name, answer.programs[i]]));
@@ -249,12 +239,7 @@ export class SequenceRecorder {
   async deleteSaved() {
     const name = this.savedList.value;
     if (!name) return;
-    try {
-      const answer = await this.teach.call("deleteSequence", "DeleteSequence", { name });
-      setStatus("sequence-status", answer.success ? "OK" : "REFUSED", answer.message);
-    } catch (error) {
-      setStatus("sequence-status", "NO ANSWER", error.message);
-    }
+    await this.teach.change("sequence-status", "deleteSequence", "DeleteSequence", { name });
     await this.refreshSaved();
   }
 
