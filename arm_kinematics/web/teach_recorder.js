@@ -186,8 +186,11 @@ export class SequenceRecorder {
     this.cancelButton.disabled = !running;
   }
 
+  // The program text; a repeat that is not a whole number 1..1000 goes as typed, for the node
+  // to refuse in words.
   program() {
-    return programText(this.steps, Number(this.repeat.value) || 1, this.name.value.trim());
+    const repeat = this.repeat.value.trim() === "" ? 1 : Number(this.repeat.value);
+    return programText(this.steps, repeat, this.name.value.trim());
   }
 
   // --- saved sequences ------------------------------------------------------------------------
