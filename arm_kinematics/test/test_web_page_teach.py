@@ -278,7 +278,7 @@ def test_a_sequence_recorded_on_the_page_is_saved_run_with_progress_and_ends_at_
     assert any("step 1 of 4: joint to above_part" in text for text in seen)
     assert any("step 3 of 4: grip" in text for text in seen)
     assert page.locator("#sequence-progress").evaluate("e => e.value") == 1
-    page.locator("#recorder").scroll_into_view_if_needed()
+    page.locator("#recorder").evaluate("e => e.scrollIntoView()")  # below the sticky STOP
     screenshot(page, "page-teach.png")
     # joint_states reach the last pose (the typed one: 0.1 mm and 0.01 degree in the file),
     # and the gripper closed.
