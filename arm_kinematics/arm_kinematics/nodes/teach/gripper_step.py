@@ -44,12 +44,18 @@ class GripperEnd:
 
 
 class GripperSteps:
-    """Gripper goals of the sequences of `node`, for an arm whose config has a gripper."""
+    """Gripper goals of the sequences of `node`. The action client exists only for an arm
+    whose config has a gripper (a program with a gripper step is refused on any other), so
+    that an arm without one has no gripper client on the graph."""
 
     def __init__(self, node: Node, config: ArmConfig, group: CallbackGroup) -> None:
-        self._client = ActionClient(node, GripperCommand, ACTION_NAME, callback_group=group)
-        self.name = node.resolve_topic_name(ACTION_NAME)
         gripper = config.gripper
+        self._client = (
+            None
+            if gripper is None
+            else ActionClient(node, GripperCommand, ACTION_NAME, callback_group=group)
+        )
+        self.name = node.resolve_topic_name(ACTION_NAME)
         self._unit = "" if gripper is None else gripper.unit_words
         self._result_s = config.trajectory.joint_state_timeout_s + ACCEPT_TIMEOUT_S
         if gripper is not None:
@@ -61,7 +67,9 @@ class GripperSteps:
 
     def ready(self, timeout_s: float, wake: threading.Event) -> bool:
         """Whether the gripper's action server is there within `timeout_s` (False at once
-        when `wake` is set)."""
+        when `wake` is set, or when the arm has no gripper)."""
+        if self._client is None:
+            return False
         deadline = time.monotonic() + timeout_s
         while not self._client.server_is_ready():
             if wake.is_set() or time.monotonic() >= deadline:
@@ -71,6 +79,7 @@ class GripperSteps:
 
     def run(self, run: GoalRun, step: GripperStep) -> GripperEnd:
         """Send the step's goal and wait for its end; a stop of `run` cancels it."""
+        assert self._client is not None, "a gripper step on an arm without a gripper"
         goal = GripperCommand.Goal()
         goal.command.position = step.position
         handle = _wait(self._client.send_goal_async(goal), ACCEPT_TIMEOUT_S)
