@@ -1128,19 +1128,29 @@ def test_ctrl_c_during_a_move_from_the_bridge_ends_every_task() -> None:
     """A goal from the page still running at Ctrl-C: its task ends with the server, so asyncio
     has no "Task was destroyed but it is pending!" to say at exit."""
     lines: list[str] = []
-    process = start_node_process(installed_executable("bringup"), "--web-port", "0")
+    # In a namespace of its own: this module's stack serves /move_arm in the same domain, and
+    # a second /move_arm is a second server of one action. Both take the goal (the stack's arm
+    # moves too); the one still planning answers the result request at once with UNKNOWN, the
+    # client takes that answer as the result and rclpy drops the goal's feedback callback.
+    process = start_node_process(
+        installed_executable("bringup"), "--namespace", "ctrl_c", "--web-port", "0"
+    )
     reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
     reader.start()
 
     def url() -> str | None:
-        found = (re.search(r"page at (http://127\.0\.0\.1:\d+/)$", line.strip()) for line in lines)
+        found = (
+            re.search(r"page at (http://127\.0\.0\.1:\d+/)\?ns=/ctrl_c$", line.strip())
+            for line in lines
+        )
         return next((match.group(1) for match in found if match), None)
 
     async def scenario(address: str) -> None:
         async with aiohttp.ClientSession() as session, session.ws_connect(address + "ws") as ws:
             client = Client(ws)
             # A slow move: still running when the process is stopped.
-            await client.send(goal_message(0.10, 0.10, "slow", speed=0.01, feedback=True))
+            slow = goal_message(0.10, 0.10, "slow", speed=0.01, feedback=True)
+            await client.send({**slow, "action": "/ctrl_c/move_arm"})
             await client.answer("action_feedback", "slow")
             os.killpg(process.pid, signal.SIGINT)
             with contextlib.suppress(ConnectionError):
