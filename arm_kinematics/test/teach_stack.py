@@ -182,6 +182,23 @@ class TeachStack:
             rows.append([by_name[n] for n in self.names])
         return np.array(rows).reshape(-1, len(self.names))
 
+    def wait_last_command(self, final_joints: JointState, since: int) -> None:
+        """Until the joint_commands after the first `since` end at `final_joints` (a result's
+        last commanded pose). A result comes by the action and the setpoints by a topic: DDS
+        keeps no order between them, so a loaded machine can hand the result over first."""
+        final = dict(zip(final_joints.name, final_joints.position, strict=True))
+        target = np.array([final[n] for n in self.names])
+
+        def arrived() -> bool:
+            with self.lock:
+                last = self.commands[-1] if len(self.commands) > since else None
+            if last is None:
+                return False
+            by_name = dict(zip(last.name, last.position, strict=True))
+            return bool(np.allclose([by_name[n] for n in self.names], target, atol=1e-9))
+
+        wait_for(arrived, what="the result's last setpoint among joint_commands")
+
     def wait_at_rest(self, count: int = 5) -> np.ndarray:
         """The arm's joints once `count` joint_states in a row are equal."""
 
@@ -219,6 +236,8 @@ class TeachStack:
         feedback: list = []
         before = self.command_count()
         answer = self.wait_end(self.send_sequence(program, name, feedback), timeout)
+        if answer.result.final_joints.name and self.command_count() > before:
+            self.wait_last_command(answer.result.final_joints, before)
         with self.lock:
             commands = self.commands[before:]
         return Ended(answer.result, answer.status, feedback, commands)

@@ -142,6 +142,7 @@ def test_a_cancel_mid_sequence_stops_smoothly_and_names_the_step(stack):
     assert result.status == Sequence.CANCELED
     assert (result.step, result.step_name) == (2, "across")
     assert result.message.startswith("step 2 of 3 (across): canceled by the client; decelerated")
+    stack.wait_last_command(result.final_joints, 0)
     assert limits_broken(stack.config.home, stack.commands_since(0), stack.config) == ""
     rest = stack.wait_at_rest()
     assert np.allclose(rest, result.final_joints.position, atol=1e-6)

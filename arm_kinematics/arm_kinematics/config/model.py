@@ -172,7 +172,7 @@ class GripperConfig:
     closed_angle: float  # rad: ... closed
     open_m: float | None  # m between the fingers at open_angle (opening_m only)
     closed_m: float | None  # m between the fingers at closed_angle (opening_m only)
-    reach_timeout_s: float  # s past the ramp's duration: not there by then = stalled
+    reach_timeout_s: float  # s after the motion has ended: not there by then = stalled
 
     @property
     def name(self) -> str:

@@ -7,9 +7,10 @@ node's clock.
 
 A goal is reached when the gripper joint (as `joint_states` reports it) is within the tolerance
 of the goal's joint angle. It has stalled when it is not, `reach_timeout_s` after its motion
-should have ended (the hardware node moves the joint on a `JointProfile`, from rest to rest
-within its `max_velocity` and `max_acceleration`; the motion's duration is the profile's): the
-fingers stopped on something. Hobby servos report no position, so only a backend that
+has ended (the hardware node moves the joint on a `JointProfile`, from rest to rest within its
+`max_velocity` and `max_acceleration`; when the node's ticks come late on a loaded machine the
+profile runs later, so the end is the one the node reports, not a deadline fixed at the start):
+the fingers stopped on something. Hobby servos report no position, so only a backend that
 measures one (the sim's obstacle) can stall; on a PCA9685 every goal is reached when its
 motion ends.
 """
@@ -74,38 +75,35 @@ class GripperReading:
 
 @dataclass(frozen=True)
 class GripperMotion:
-    """One accepted goal: where the gripper joint goes (rad) and by when it must be there (s)."""
+    """One accepted goal: where the gripper joint goes (rad), and how long after its motion has
+    ended (s) it may still be short of there before it has stalled."""
 
     position: float  # the goal, the configured unit
     target: float  # rad: the gripper joint's angle for it
-    deadline_s: float  # node clock: not within the tolerance by then = stalled
+    reach_timeout_s: float  # s after the motion's end: not within the tolerance by then = stalled
     tolerance: float  # rad
 
     @classmethod
-    def start(
-        cls,
-        gripper: GripperConfig,
-        position: float,
-        now_s: float,
-        duration_s: float,
-        tolerance: float,
-    ) -> GripperMotion:
-        """The goal `position` (checked), its motion begun at `now_s` and lasting `duration_s`.
+    def start(cls, gripper: GripperConfig, position: float, tolerance: float) -> GripperMotion:
+        """The goal `position` (checked already) of `gripper`, reached within `tolerance` (rad).
 
         >>> from arm_kinematics.config import ArmConfig, default_config_path
         >>> kit = ArmConfig.from_file(default_config_path("arm_desk_kit.yaml")).gripper
-        >>> motion = GripperMotion.start(kit, 0.0, 10.0, 0.8333, math.radians(1))
-        >>> round(motion.deadline_s, 9)  # the motion, then reach_timeout_s 1 s
-        11.8333
+        >>> motion = GripperMotion.start(kit, 0.0, math.radians(1))
+        >>> motion.state(now_s=12.0, joint_rad=0.3, ended_at_s=11.5)  # 0.5 s of reach_timeout_s 1
+        <GoalState.MOVING: 'moving'>
+        >>> motion.state(now_s=12.6, joint_rad=0.3, ended_at_s=11.5)
+        <GoalState.STALLED: 'stalled'>
         """
         target = gripper.joint_angle(position)
-        return cls(position, target, now_s + duration_s + gripper.reach_timeout_s, tolerance)
+        return cls(position, target, gripper.reach_timeout_s, tolerance)
 
-    def state(self, now_s: float, joint_rad: float) -> GoalState:
-        """REACHED when the joint (rad) is within the tolerance, else STALLED past the
-        deadline, else MOVING."""
+    def state(self, now_s: float, joint_rad: float, ended_at_s: float | None) -> GoalState:
+        """REACHED when the joint (rad) is within the tolerance, else STALLED more than
+        reach_timeout_s after the motion ended at `ended_at_s` (None: still under way), else
+        MOVING. Times in seconds of one clock."""
         if abs(joint_rad - self.target) <= self.tolerance:
             return GoalState.REACHED
-        if now_s > self.deadline_s:
+        if ended_at_s is not None and now_s - ended_at_s > self.reach_timeout_s:
             return GoalState.STALLED
         return GoalState.MOVING

@@ -158,8 +158,13 @@ class GripperAction:
         stopped by a fault or the shutdown; feedback meanwhile."""
         last_feedback = -math.inf
         braking = False
+        ended_at: float | None = None  # when the hardware's motion was first seen ended
         while True:
             reading = self._driver.gripper_now()
+            if reading.moving:
+                ended_at = None
+            elif ended_at is None:
+                ended_at = reading.now_s
             with self._lock:
                 replaced = None
                 if self._active != key:
@@ -174,7 +179,7 @@ class GripperAction:
                 return self._end(handle, key, "aborted", replaced)
             if reading.problem is not None:
                 return self._end(handle, key, "aborted", reading.problem)
-            state = motion.state(reading.now_s, reading.joint_rad)
+            state = motion.state(reading.now_s, reading.joint_rad, ended_at)
             if not braking and state is GoalState.REACHED:
                 return self._end(handle, key, "succeeded", "reached")
             if not braking and state is GoalState.STALLED:

@@ -220,11 +220,8 @@ class HardwareNode(Node):
         gripper = self.config.gripper
         assert gripper is not None
         with self._lock:
-            now = self._clock_s()
-            duration = self.driver.start_gripper(gripper.joint_angle(position), now)
-            motion = GripperMotion.start(
-                gripper, position, now, duration, self.config.trajectory.goal_tolerance
-            )
+            motion = GripperMotion.start(gripper, position, self.config.trajectory.goal_tolerance)
+            self.driver.start_gripper(motion.target, self._clock_s())
             self._publish_diagnostics_if_changed()
             return motion
 
