@@ -323,6 +323,11 @@ class Envelope:
         a, b = points[:, ends[:, 0]], points[:, ends[:, 1]]  # (N, S, 3)
         reach = self.link_radius + clearance
         near = np.all((np.minimum(a, b) - reach <= hi) & (np.maximum(a, b) + reach >= lo), axis=-1)
+        if not near.any():  # the common case: nothing comes near (the part named is moot)
+            count = len(points)
+            return _Worst(
+                np.full(count, -math.inf), np.zeros(count, dtype=int), np.zeros((count, 3))
+            )
         depth = np.full(near.shape, -math.inf)
         t = np.zeros(near.shape)
         rows, columns = np.nonzero(near)
