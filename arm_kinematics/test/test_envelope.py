@@ -37,7 +37,7 @@ def desk_kit(**workspace) -> tuple[ArmConfig, Envelope]:
 
 def test_a_tool_point_below_the_table_is_named_with_its_depth() -> None:
     config, envelope = desk_kit()
-    arm = config.make_arm()
+    arm = config.make_model()
     solved = arm.solve(0.15, 0.0, -0.03, pitch=D(-90))
     assert solved.status == IkStatus.OK  # the kinematics alone reach under the desk
     found = envelope.check(solved.joints)
@@ -83,7 +83,7 @@ def test_a_forearm_passing_under_a_box_is_named_by_its_link() -> None:
 def test_a_target_inside_a_box_names_the_tool_point_and_the_right_box() -> None:
     boxes = ((0.3, 0.3, 0.0, 0.4, 0.4, 0.1), (0.13, -0.02, 0.08, 0.17, 0.02, 0.12))
     config, envelope = desk_kit(keep_out_boxes=boxes)
-    solved = config.make_arm().solve(0.15, 0.0, 0.10)
+    solved = config.make_model().solve(0.15, 0.0, 0.10)
     assert solved.status == IkStatus.OK
     found = envelope.check(solved.joints)
     assert (found.constraint, found.box, found.part) == (

@@ -32,7 +32,7 @@ import numpy as np
 from ..planar.chain import PlanarChain
 from ..spatial.model import SpatialChain
 from ..types import IkResult, IkStatus
-from . import explain
+from . import explain, rule
 from .geometry import segment_box_distance, segment_box_signed_distance
 from .parts import ArmParts
 from .path import PATH_RESOLUTION_M, path_samples
@@ -279,6 +279,15 @@ class Envelope:
         place = (int(index[row]), float(fraction[row]))
         message = explain.path_text(*place, violation.message)
         return PathViolation(*place, tuple(float(q) for q in poses[row]), violation, message)
+
+    def keep_inside(self, result: IkResult, branch, other) -> IkResult:
+        """The envelope as a rule of one solve (`rule.keep_inside`): what the arm carrying
+        this envelope answers instead of its bare model's `result`."""
+        return rule.keep_inside(self, result, branch, other)
+
+    def keep_inside_many(self, answers, **rows) -> object:
+        """The same over an array solve's rows (`rule.keep_inside_many`)."""
+        return rule.keep_inside_many(self, answers, **rows)
 
     def _checked_rows(self, joints: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
         """`joints` as a finite (N, n) float array; ValueError naming the shape else."""

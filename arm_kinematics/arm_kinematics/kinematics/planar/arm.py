@@ -33,8 +33,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..angles import wrap_angle
 from ..array_api import norm
+from ..guarded import Guarded
 from ..types import Branch, IkArrays, IkResult, IkStatus, branch_of, invalid_input
 from . import many
 from .branches import choose_branch
@@ -66,9 +69,9 @@ from .tool_angles import (
 Joints = tuple[float, ...]
 
 
-class PlanarArm(PlanarChain):
+class PlanarArm(PlanarChain, Guarded):
     """A planar arm of 2 or 3 revolute joints with closed-form IK (the chain model, its
-    arguments and attributes: see `PlanarChain`).
+    arguments and attributes: see `PlanarChain`; with an envelope, `Guarded`).
 
     The reference arm: links 1.0 and 0.8 m; joints 30 and 45 degrees put the tip at
     (1.0731, 1.2727), and IK of that point gives back both elbows.
@@ -128,7 +131,23 @@ class PlanarArm(PlanarChain):
             current = self._checked_current(current)
             if isinstance(current, IkResult):
                 return current
-        return self._solve(x, y, heading, branch, current)
+        return self._solve_inside(x, y, heading, branch, current)
+
+    def _solve_inside(
+        self, x: Any, y: Any, heading: Any, branch: Any, current: Joints | None
+    ) -> IkResult:
+        """`_solve`, then the envelope's rule (`envelope/rule.py`) when the arm carries one:
+        the other elbow at the same heading when the chosen one breaks it."""
+        result = self._solve(x, y, heading, branch, current)
+        if self.envelope is None or not result.ok:
+            return result
+        if heading is None and self.n_joints == 3:
+            heading = wrap_angle(math.fsum(result.joints))  # the heading its rule chose
+        elbow = Branch.ELBOW_DOWN if result.joints[1] < 0.0 else Branch.ELBOW_UP
+        checked = branch_of(branch)  # a Branch: the solve refused anything else
+        return self.envelope.keep_inside(
+            result, checked, lambda: self._solve(x, y, heading, elbow, current)
+        )
 
     def _solve(self, x: Any, y: Any, heading: Any, branch: Any, current: Joints | None) -> IkResult:
         """`solve` with `current` checked (None or n finite floats, rad), from step 1 on: the
@@ -403,7 +422,8 @@ class PlanarArm(PlanarChain):
             of a row on request. A value that `solve` refuses (NaN, a bad seed, an unknown
             branch) is that row's INVALID_INPUT; a wrong shape of `targets` raises ValueError.
 
-        What runs on arrays and what row by row: `many.py`.
+        What runs on arrays and what row by row: `many.py`; with an envelope, the bare
+        model's answers and then its rule (`envelope/rule.py`).
 
         >>> arm = PlanarArm((1.0, 0.8))
         >>> answers = arm.solve_many([[1.0731, 1.2727], [1.0, 0.5], [5.0, 0.0]])
@@ -412,7 +432,18 @@ class PlanarArm(PlanarChain):
         >>> answers.message(2)[:46]
         'TOO_FAR: target (5, 0) m is 5 m from the base,'
         """
-        return many.solve_many(self, targets, branch, current, chain)
+        bare = self.bare
+        answers = many.solve_many(bare, targets, branch, current, chain)
+        if self.envelope is None:
+            return answers
+        rows = np.asarray(targets, dtype=float)
+        return self.envelope.keep_inside_many(
+            answers,
+            current=current,
+            chain=chain,
+            bare=lambda start, seed: many.solve_many(bare, rows[start:], branch, seed, True),
+            scalar=lambda i, seed: self.solve(*many.target_of(rows[i]), branch, seed),
+        )
 
     def solve_chain(
         self,
@@ -455,7 +486,7 @@ class PlanarArm(PlanarChain):
                 return [seed] * (1 if stop_on_failure else count)
         results = []
         for x, y, heading in zip(xs_list, ys_list, heading_list, strict=True):
-            result = self._solve(x, y, heading, branch, seed)
+            result = self._solve_inside(x, y, heading, branch, seed)
             results.append(result)
             if result.joints is not None:  # solved (OK or SINGULAR)
                 seed = result.joints

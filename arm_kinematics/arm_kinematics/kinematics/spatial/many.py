@@ -43,6 +43,7 @@ FAILURE_ORDER = (
     IkStatus.TOO_CLOSE,
     IkStatus.ORIENTATION_UNREACHABLE,
     IkStatus.JOINT_LIMIT,
+    IkStatus.OUTSIDE_WORKSPACE,
 )
 """Failure statuses from farthest to nearest to a solution, for choosing which side reports."""
 
@@ -109,13 +110,15 @@ def solve_many(
     out.put(unseeded, _solve_unseeded(arm, rows))
 
     def solve_row(index: int, seed: tuple[float, ...] | None) -> tuple:
-        result = _scalar(arm, index, positions, pitch, roll, rotations, rule, seed)
+        result = scalar_row(arm, index, positions, pitch, roll, rotations, rule, seed)
         return result.status, result.joints, result.alternative, result.manipulability
 
     out.put_in_order(in_order, seeds, chain, solve_row)
     return out.arrays(
         seeds,
-        lambda i: _scalar(arm, i, positions, pitch, roll, rotations, branch, seeds.row(i, current)),
+        lambda i: scalar_row(
+            arm, i, positions, pitch, roll, rotations, branch, seeds.row(i, current)
+        ),
     )
 
 
@@ -123,7 +126,7 @@ def _at(column: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
     return None if column is None else column[rows]
 
 
-def _scalar(arm, index, positions, pitch, roll, rotations, branch, seed):
+def scalar_row(arm, index, positions, pitch, roll, rotations, branch, seed):
     """The scalar solve of row `index` (for a seeded row, and for the words of any row)."""
     x, y, z = positions[index].tolist()
     if rotations is not None:

@@ -1,0 +1,180 @@
+"""The envelope as a rule of the IK solve: a candidate that breaks it is not feasible, as one
+outside the joint limits is not.
+
+A solve's candidates are the elbows of the target (and a spatial arm's sides, each solved on
+its own: `SpatialArm._attempt` applies `keep_inside` to each side before the side is chosen).
+`keep_inside` takes the bare model's answer (the branch rule's choice and the other elbow):
+
+- the choice inside: the answer stands; the other elbow, when it breaks the envelope, is no
+  longer offered as the alternative;
+- the choice outside, the other elbow inside, and the rule free to take it (closest, max limit
+  margin; not a requested elbow): the other elbow, solved as asked for at the same tool angle,
+  saying why;
+- else OUTSIDE_WORKSPACE with the choice's constraint and part.
+
+A 3-joint plane's tool angle for a position-only target is chosen first by its own rule (least
+motion, or pointing away from the base, within the joint limits); the envelope then decides
+between the elbows at that angle.
+
+`keep_inside_many` is the same rule over the rows of an array solve (`solve_many`), from the
+bare model's array answers: a row whose choice is inside is final (its alternative checked on
+arrays); a row outside is answered by the scalar rule. In a chain (each row seeded by the
+answer before) a changed row changes the seeds after it: the rows after it are solved again
+from there on arrays, or, after a run of rows outside, by the scalar rule for twice as many
+rows each time (so a path that stays outside costs N log N, not N^2, array rows). Radians.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..planar.rows import Seeds
+from ..types import Branch, IkArrays, IkResult, IkStatus
+
+if TYPE_CHECKING:
+    from .envelope import Envelope
+
+REQUESTED_ELBOWS = (Branch.ELBOW_UP, Branch.ELBOW_DOWN)
+Seed = tuple[float, ...] | None
+
+
+def keep_inside(
+    envelope: Envelope, result: IkResult, branch: Branch, other: Callable[[], IkResult]
+) -> IkResult:
+    """The module docstring's rule on one answer of the bare model (`result`, asked with
+    `branch`); `other()` solves the target again with the other elbow asked for.
+
+    >>> import math
+    >>> from arm_kinematics.kinematics import Envelope, PlanarArm
+    >>> arm = PlanarArm((1.0, 0.8))
+    >>> box = Envelope(arm, link_radius=0.01, keep_out_boxes=[(0.9, 0.8, -0.1, 1.1, 1.0, 0.1)])
+    >>> down = arm.solve(1.0731, 1.2727, branch=Branch.ELBOW_DOWN)  # its elbow in the box
+    >>> inside = keep_inside(box, down, Branch.CLOSEST,
+    ...                      lambda: arm.solve(1.0731, 1.2727, branch=Branch.ELBOW_UP))
+    >>> [round(math.degrees(q), 2) for q in inside.joints], inside.alternative
+    ([69.73, -45.0], None)
+    >>> keep_inside(box, down, Branch.ELBOW_DOWN, lambda: None).message[:62]
+    'OUTSIDE_WORKSPACE: the forearm (link 2) would be 88.9 mm insid'
+    """
+    if not result.ok:
+        return result
+    poses = [result.joints] if result.alternative is None else [result.joints, result.alternative]
+    checked = envelope.check_many(poses)
+    if checked.ok[0]:
+        return result if checked.ok.all() else result._replace(alternative=None)
+    violation = checked.at(0)
+    assert violation is not None
+    if len(poses) == 1 or not checked.ok[1] or branch in REQUESTED_ELBOWS:
+        return violation.ik_result()
+    swapped = other()
+    if not swapped.ok or envelope.check(swapped.joints) is not None:
+        return violation.ik_result()
+    reason = violation.message.removeprefix(f"{IkStatus.OUTSIDE_WORKSPACE.name}: ")
+    message = f"{swapped.message}; the other elbow is outside the workspace envelope: {reason}"
+    return swapped._replace(alternative=None, message=message)
+
+
+class _Rows:
+    """The answers being made: every row's arrays, and the seed each row was solved with."""
+
+    def __init__(self, answers: IkArrays) -> None:
+        self.status = answers.status.copy()
+        self.joints = answers.joints.copy()
+        self.alternative = answers.alternative.copy()
+        self.has_alternative = answers.has_alternative.copy()
+        self.manipulability = answers.manipulability.copy()
+        self.seeds: list[Seed] = [None] * len(answers)
+
+    def take(self, part: IkArrays, start: int, stop: int, seed: Seed, envelope: Envelope) -> Seed:
+        """Rows start..stop - 1 from `part` (the bare answers of rows start.. in a chain from
+        `seed`), their alternatives checked; the seed after them."""
+        rows = slice(start, stop)
+        count = stop - start
+        self.status[rows] = part.status[:count]
+        self.joints[rows] = part.joints[:count]
+        self.manipulability[rows] = part.manipulability[:count]
+        self.alternative[rows] = part.alternative[:count]
+        self.has_alternative[rows] = part.has_alternative[:count]
+        self._check_alternatives(np.arange(start, stop), envelope)
+        for index in range(start, stop):
+            self.seeds[index] = seed
+            if self.status[index] <= IkStatus.SINGULAR:
+                seed = tuple(self.joints[index].tolist())
+        return seed
+
+    def _check_alternatives(self, rows: np.ndarray, envelope: Envelope) -> None:
+        """The alternatives of `rows` that break the envelope are no longer offered."""
+        offered = rows[self.has_alternative[rows]]
+        if offered.size:
+            outside = offered[~envelope.check_many(self.alternative[offered]).ok]
+            self.has_alternative[outside] = False
+            self.alternative[outside] = self.joints[outside]
+
+    def put(self, index: int, result: IkResult, seed: Seed) -> Seed:
+        """Row `index` as the scalar rule answered it from `seed`; the seed after it."""
+        self.seeds[index] = seed
+        self.status[index] = int(result.status)
+        if not result.ok:
+            self.joints[index] = 0.0 if seed is None else seed
+            self.manipulability[index] = 0.0
+            self.alternative[index], self.has_alternative[index] = self.joints[index], False
+            return seed
+        self.joints[index] = result.joints
+        self.manipulability[index] = result.manipulability
+        other = result.alternative
+        self.has_alternative[index] = other is not None
+        self.alternative[index] = self.joints[index] if other is None else other
+        return tuple(result.joints)
+
+    def arrays(self, scalar: Callable[[int, Any], IkResult]) -> IkArrays:
+        return IkArrays(
+            self.status, self.joints, self.alternative, self.has_alternative,
+            self.manipulability, lambda i: scalar(i, self.seeds[i]),
+        )  # fmt: skip
+
+
+def keep_inside_many(
+    envelope: Envelope,
+    answers: IkArrays,
+    *,
+    current: Any,
+    chain: bool,
+    bare: Callable[[int, Seed], IkArrays],
+    scalar: Callable[[int, Any], IkResult],
+) -> IkArrays:
+    """The module docstring's rule over an array solve: `answers` the bare model's (seeded as
+    `current` says, as a `chain` or not), `bare(start, seed)` the bare chain of the rows from
+    `start` on from `seed`, `scalar(index, seed)` the scalar solve (with the rule) of a row."""
+    count, n = answers.joints.shape
+    seeds = Seeds.of(current, count, n, chain)
+    made = _Rows(answers)
+    if not chain or seeds.bad.any():
+        made.take(answers, 0, count, None, envelope)
+        for index in range(count):
+            made.seeds[index] = seeds.row(index, current)
+        for index in _outside(answers, envelope).tolist():
+            made.put(index, scalar(index, made.seeds[index]), made.seeds[index])
+        return made.arrays(scalar)
+    start, seed, part, run = 0, seeds.row(0, current) if count else None, answers, 1
+    while start < count:
+        part = part if part is not None else bare(start, seed)
+        outside = _outside(part, envelope)
+        stop = count if not outside.size else start + int(outside[0])
+        seed = made.take(part, start, stop, seed, envelope)
+        if stop == count:
+            break
+        end = min(count, stop + run)  # from the first row outside, `run` rows by the rule
+        for index in range(stop, end):
+            seed = made.put(index, scalar(index, seed), seed)
+        run = run * 2 if stop == start else 1
+        start, part = end, None
+    return made.arrays(scalar)
+
+
+def _outside(answers: IkArrays, envelope: Envelope) -> np.ndarray:
+    """The rows whose answer is a solution that breaks the envelope."""
+    solved = np.flatnonzero(answers.ok)
+    return solved[~envelope.check_many(answers.joints[solved]).ok]
