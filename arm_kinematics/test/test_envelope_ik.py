@@ -51,7 +51,8 @@ def test_the_rule_takes_the_other_elbow_when_the_chosen_one_is_in_a_box() -> Non
     assert refused.message.startswith("OUTSIDE_WORKSPACE: the elbow would be 15 mm inside keep-out")
     # Elbow down asked for is inside: answered, without the other elbow beside it.
     down = arm.solve(0.15, 0.02, branch=Branch.ELBOW_DOWN)
-    assert down.status == IkStatus.OK and down.alternative is None
+    assert down.status == IkStatus.OK
+    assert down.alternative is None
 
 
 def test_both_elbows_in_boxes_is_outside_naming_the_chosen_one() -> None:
@@ -59,7 +60,8 @@ def test_both_elbows_in_boxes_is_outside_naming_the_chosen_one() -> None:
     boxes = [around((0.0804, 0.0595, 0.0)), around((0.0932, -0.0363, 0.0))]
     arm = bare.with_envelope(Envelope(bare, link_radius=0.005, keep_out_boxes=boxes))
     refused = arm.solve(0.15, 0.02)
-    assert refused.status == IkStatus.OUTSIDE_WORKSPACE and refused.joints is None
+    assert refused.status == IkStatus.OUTSIDE_WORKSPACE
+    assert refused.joints is None
     assert "the elbow would be 15 mm inside keep-out box 1" in refused.message
     assert arm.solve(0.0, 0.15).status == IkStatus.OK  # elsewhere, as before
 
@@ -82,14 +84,16 @@ def test_a_spatial_arm_reaches_over_the_back_when_the_front_is_in_boxes() -> Non
     # One front elbow inside: the front, the other elbow.
     one = bare.with_envelope(Envelope(bare, link_radius=0.005, keep_out_boxes=boxes[:1]))
     front = one.solve(0.12, 0.0, 0.05)
-    assert front.joints[0] == 0.0 and front.joints[2] > 0.0  # elbow down
+    assert front.joints[0] == 0.0
+    assert front.joints[2] > 0.0
     assert "the other elbow is outside the workspace envelope" in front.message
 
 
 def test_the_desk_kit_refuses_a_tool_point_below_its_table_naming_the_part() -> None:
     config = ArmConfig.from_file(CONFIG_DIR / "arm_desk_kit.yaml")
     arm = config.make_arm()
-    assert arm.envelope is not None and arm.bare.envelope is None
+    assert arm.envelope is not None
+    assert arm.bare.envelope is None
     refused = arm.solve(0.15, 0.0, -0.03, pitch=math.radians(-90))
     assert refused.status == IkStatus.OUTSIDE_WORKSPACE
     assert refused.message.startswith(
@@ -177,5 +181,6 @@ def test_a_chain_that_leaves_and_comes_back_is_solved_row_by_row_from_where_it_l
     chained = arm.solve_many(targets, current=home, chain=True)
     same(arm, chained, scalar(arm, targets, Branch.CLOSEST, home, True))
     statuses = chained.status.tolist()
-    assert statuses[0] == IkStatus.OK and statuses[-1] == IkStatus.OK
+    assert statuses[0] == IkStatus.OK
+    assert statuses[-1] == IkStatus.OK
     assert IkStatus.OUTSIDE_WORKSPACE in statuses
