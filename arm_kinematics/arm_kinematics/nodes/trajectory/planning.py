@@ -2,7 +2,8 @@
 
 LINEAR moves go through the core's one tool-path planner (`plan_polyline`: the goal's
 waypoints, then its target, each segment straight), JOINT moves solve their goal and move the
-joints along their straight line (`joint_setpoints`); both solve IK only through the `solve`
+joints along their straight line (`joint_setpoints`, the line checked against the arm's
+workspace envelope first: `joint_move_outside`); both solve IK only through the `solve`
 callable they are given (for the node, `IkBatchClient.solver`: the IK node's solve_ik_batch),
 and both are timed within the same `MotionLimits` (`ArmConfig.motion_limits`: the config's
 joint limits and command period, and for a Cartesian path the tool's speed and acceleration). The
@@ -26,6 +27,7 @@ from arm_kinematics.kinematics import (
     Setpoints,
     SolvePoints,
     SpatialArm,
+    joint_move_outside,
     joint_setpoints,
     place_path,
     plan_placed,
@@ -186,5 +188,27 @@ def _plan_joint(
             path_points=goal,
         )
     assert move.options.limits is not None  # a JOINT move's: the scaled joint limits
-    setpoints = joint_setpoints(arm, start, tuple(answers.joints[0].tolist()), move.options.limits)
+    goal_joints = tuple(answers.joints[0].tolist())
+    outside = joint_move_outside(arm, start, goal_joints)
+    if outside is not None:  # the goal is inside (its IK), the way there is not
+        where = (
+            "at the start"
+            if outside.fraction == 0.0
+            else f"{outside.fraction:.0%} of the way from the start"
+        )
+        reason = outside.violation.message.removeprefix("OUTSIDE_WORKSPACE: ")
+        return Outcome(
+            Result.IK_FAILED,
+            f"step 0 of 1: the joints' straight line to {pose_text(goal[0], arm.position_dims)} "
+            f"fails: OUTSIDE_WORKSPACE: {where}: {reason}; "
+            f"{outside.fraction:.0%} of the path is feasible; nothing moved",
+            final=start,
+            ik_status=SolveIK.Response.OUTSIDE_WORKSPACE,
+            failed_step=0,
+            total_steps=1,
+            feasible_fraction=outside.fraction,
+            failed_point=tuple(arm.tool_vector(outside.joints)[: goal.shape[1]]),
+            path_points=goal,
+        )
+    setpoints = joint_setpoints(arm, start, goal_joints, move.options.limits)
     return PlannedMove(setpoints, 1)
