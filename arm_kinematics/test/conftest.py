@@ -4,6 +4,15 @@ Every test run gets its own ROS_DOMAIN_ID (and localhost-only discovery) before 
 imported anywhere, so parallel runs and a demo left running never answer each other's calls;
 every module and every test its own XDG_STATE_HOME (where the hardware node remembers its
 pose), so no test starts where another one, or the user's arm, stopped.
+The helper modules (every .py file here that is not a test file, docs/testing.md) get pytest's
+assertion rewriting, as test files do, so that a failed `assert` in them shows its values.
+
+Fixtures for every test module (a module's own fixture of the same name takes precedence):
+- `graph`: an empty `RosGraph` (ros_helpers.py) for the module; add nodes to it.
+- `default_arm`: the default arm (config/arm.yaml) as `make_nodes` builds it (IK, hardware on
+  simulated servos, trajectory) with a `Harness` (trajectory_harness.py), for the module; the
+  nodes are `default_arm.nodes`. Tests move the arm: start from a pose of your own
+  (`default_arm.move_to(x, y)`).
 """
 
 from __future__ import annotations
@@ -11,8 +20,18 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
+
+pytest.register_assert_rewrite(
+    *sorted(
+        path.stem
+        for path in Path(__file__).parent.glob("*.py")
+        if not path.stem.startswith(("test_", "conftest"))
+    )
+)
 
 if "ARM_KINEMATICS_TEST_DOMAIN" not in os.environ:
     # Domains 1..100 are valid for Fast DDS's default ports; 0 is what a demo uses.
@@ -35,3 +54,23 @@ def _state_directory_of_the_test(tmp_path_factory, monkeypatch) -> None:
     """... and so does each test's: a node a test starts begins at home unless the test itself
     left a remembered pose (a restart within the test)."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
+@pytest.fixture(scope="module")
+def graph() -> Iterator[Any]:
+    from ros_helpers import ros_graph  # after ROS_DOMAIN_ID is set above
+
+    with ros_graph() as module_graph:
+        yield module_graph
+
+
+@pytest.fixture(scope="module")
+def default_arm() -> Iterator[Any]:
+    from ros_helpers import ros_graph
+    from trajectory_harness import Harness, make_nodes
+
+    with ros_graph() as arm_graph:
+        nodes = make_nodes(arm_graph)
+        harness = Harness(arm_graph, nodes["hardware"])
+        harness.nodes = nodes
+        yield harness

@@ -9,14 +9,16 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import rclpy
 from rclpy.context import Context
@@ -25,6 +27,8 @@ from rclpy.node import Node
 from arm_kinematics.rclpy_compat.action_client import destroy_actions
 from arm_kinematics.rclpy_compat.executor import WorkerBoundExecutor
 from arm_kinematics.rclpy_compat.service_call import call_idempotent
+
+T = TypeVar("T")
 
 DEFAULT_TIMEOUT_S = 30.0
 RESEND_S = 5.0  # RosGraph.call sends an unanswered request again after this (see there)
@@ -164,6 +168,39 @@ def stop_process(proc: subprocess.Popen, timeout: float = DEFAULT_TIMEOUT_S) -> 
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
     return proc.returncode, out
+
+
+def run_to_exit(executable: str, *args: str, timeout: float = DEFAULT_TIMEOUT_S) -> tuple[int, str]:
+    """Run an installed console script that stops by itself (a bad option, a bad parameter);
+    its exit code and everything it printed (stdout and stderr, in order)."""
+    proc = start_node_process(installed_executable(executable), *args)
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _, output = stop_process(proc)
+        raise AssertionError(f"{executable} still ran after {timeout:g} s:\n{output}") from None
+    return proc.returncode, output
+
+
+def at_once(*cases: Callable[[], T]) -> list[T]:
+    """Run independent cases at the same time, each in a thread of its own; their results, in
+    order. An exception of a case is raised once every case has ended.
+
+    For checks that each wait on a process of their own (its start-up, DDS discovery, its
+    exit): started together, those waits overlap instead of adding up. A parametrized test
+    gets the same from a module-scoped fixture that runs every case `at_once` and hands each
+    test its own result (test_web_bridge_token.py, test_shutdown.py).
+    """
+    with ThreadPoolExecutor(max_workers=max(1, len(cases))) as pool:
+        futures = [pool.submit(case) for case in cases]
+    return [future.result() for future in futures]
+
+
+def free_port() -> int:
+    """A TCP port on localhost that nothing listens on now, for a server a test starts."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def interrupt_after(executable: str, *args: str, prefix: str, count: int) -> tuple[int, str]:

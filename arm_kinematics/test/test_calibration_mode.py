@@ -30,8 +30,7 @@ from control_msgs.action import FollowJointTrajectory, GripperCommand
 from geometry_msgs.msg import PointStamped, Pose
 from ros_helpers import RosGraph, file_parameters, ros_graph, wait_for
 from sensor_msgs.msg import JointState
-from test_trajectory_inputs import message as trajectory
-from test_trajectory_node import Harness, goal
+from trajectory_harness import Harness, goal, joint_trajectory
 from trajectory_msgs.msg import JointTrajectory
 
 from arm_kinematics.config import ArmConfig
@@ -168,7 +167,7 @@ def test_every_motion_input_is_refused_while_calibrating_and_leaving_moves_nothi
     mark = calibration.log_mark()
     commands = moves.command_count()
     start = np.array(moves.latest_joints())
-    arm.planner.publish(trajectory(arm.config.joint_names, [(2.0, start + 0.2)]))
+    arm.planner.publish(joint_trajectory(arm.config.joint_names, [(2.0, start + 0.2)]))
     line = calibration.wait_log("joint trajectory CALIBRATING", mark, node="trajectory_node")
     assert line.level == 30  # WARN
     assert "calibration mode" in line.msg
@@ -181,7 +180,7 @@ def test_every_motion_input_is_refused_while_calibrating_and_leaving_moves_nothi
     # MoveIt's FollowJointTrajectory: ABORTED, INVALID_GOAL with the reason.
     wait_for(lambda: arm.follow.wait_for_server(timeout_sec=0.1), what="follow server")
     follow = FollowJointTrajectory.Goal()
-    follow.trajectory = trajectory(arm.config.joint_names, [(2.0, start + 0.2)])
+    follow.trajectory = joint_trajectory(arm.config.joint_names, [(2.0, start + 0.2)])
     accepted = arm.follow.send_goal_async(follow)
     wait_for(accepted.done, what="follow goal response")
     handle = accepted.result()

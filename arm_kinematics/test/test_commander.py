@@ -4,7 +4,7 @@ The IK, hardware (sim) and trajectory nodes of config/arm_desk_kit.yaml run in t
 in the namespace `kit`. The example script of docs/python_api.md runs as a process of its own,
 as a user runs it; the other tests drive a commander in this process, on its own rclpy
 context (a second DDS participant, as a script's would be). Where the tool ends is computed
-from the URDF's joint chain (`test_trajectory_spatial.tip_of`), not by the code under test.
+from the URDF's joint chain (`desk_kit.tip_of`), not by the code under test.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import rclpy
+from desk_kit import CONFIG, CONFIG_FILE, NAMES, arm_joints, tip_of, tool_pitch
 from rclpy.context import Context
 from ros_helpers import PACKAGE_DIR, file_parameters, ros_graph, wait_for
 from std_srvs.srv import SetBool
-from test_trajectory_node import TEST_OVERRIDES, Harness
-from test_trajectory_spatial import CONFIG, CONFIG_FILE, NAMES, arm_joints, tip_of, tool_pitch
+from trajectory_harness import TEST_OVERRIDES, Harness
 
 from arm_kinematics.commander import (
     ArmCommander,

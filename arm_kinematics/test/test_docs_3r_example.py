@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 from ros_helpers import PACKAGE_DIR, file_parameters, ros_graph, wait_for
-from test_trajectory_node import Harness
+from trajectory_harness import Harness
 
 from arm_kinematics.cli.move_arm import run
 from arm_kinematics.config import ArmConfig

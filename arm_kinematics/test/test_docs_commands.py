@@ -33,6 +33,7 @@ from typing import Any
 
 import pytest
 import yaml
+from launch_file import LAUNCH_ARGUMENTS, console_scripts
 from ros_helpers import (
     DEFAULT_TIMEOUT_S,
     PACKAGE_DIR,
@@ -43,7 +44,6 @@ from ros_helpers import (
     wait_for_future,
 )
 from sensor_msgs.msg import JointState
-from test_launch import LAUNCH_ARGUMENTS, _console_scripts
 
 from arm_kinematics.bridge.convert import from_json
 from arm_kinematics.config import BACKENDS, ArmConfig, unknown_parameters
@@ -190,7 +190,7 @@ def _ros_arguments(words: list[str]) -> tuple[list[str], dict[str, str]]:
 
 
 def test_the_documented_ros2_run_lines_name_installed_scripts_and_known_parameters() -> None:
-    scripts = _console_scripts()
+    scripts = console_scripts()
     runs = [c for c in documented_commands() if _kind(c) == "ros2_run"]
     assert {c.words[2] for c in runs} == {"arm_kinematics", "rviz2", "robot_state_publisher"}
     for command in runs:

@@ -15,6 +15,9 @@ from ros_helpers import PACKAGE_DIR
 REPO = PACKAGE_DIR.parent
 README = REPO / "README.md"
 README_MAX_LINES = 230
+LAYOUT = REPO / "docs" / "repository_layout.md"
+LAYOUT_DEPTH = 3  # folders this deep from the repository's root are named in LAYOUT
+NOT_IN_LAYOUT = {"build", "install", "log", "tmp"}  # made by setup.sh and the tests
 
 LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")  # [text](target) and ![alt](target)
 URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # https:, mailto:, ...
@@ -92,3 +95,38 @@ def test_anchors_are_github_s_heading_names(tmp_path: Path) -> None:
     page = tmp_path / "p.md"
     page.write_text("# The page (`a.yaml`, x)\n```\n# not one\n```\n## Two\n## Two\n")
     assert anchors_of(page) == {"the-page-ayaml-x", "two", "two-1"}
+
+
+def repository_folders(root: Path = REPO, depth: int = LAYOUT_DEPTH) -> set[str]:
+    """The repository's folders down to `depth` levels, as "a/b/" (hidden ones, caches and
+    what set-up and the tests make left out)."""
+    found: set[str] = set()
+
+    def walk(folder: Path, level: int) -> None:
+        for child in folder.iterdir():
+            name = child.name
+            if not child.is_dir() or name.startswith((".", "__")) or name.endswith(".egg-info"):
+                continue
+            if level == 1 and name in NOT_IN_LAYOUT:
+                continue
+            found.add(f"{child.relative_to(root).as_posix()}/")
+            if level < depth:
+                walk(child, level + 1)
+
+    walk(root, 1)
+    return found
+
+
+def layout_folders(markdown: Path = LAYOUT) -> set[str]:
+    """The folders the layout's table names: every `path/` in the first column of its rows."""
+    named: set[str] = set()
+    for line in markdown.read_text().splitlines():
+        if line.startswith("| `"):
+            named.update(re.findall(r"`([^`]+/)`", line.split(" | ")[0]))
+    return named
+
+
+def test_the_repository_layout_names_every_folder_and_only_those() -> None:
+    folders, named = repository_folders(), layout_folders()
+    assert sorted(folders - named) == [], "folders missing from docs/repository_layout.md"
+    assert sorted(named - folders) == [], "docs/repository_layout.md names folders that are gone"

@@ -14,6 +14,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from plain_parts import SLACK, Log, differences
 
 from arm_kinematics.config import ArmConfig, default_config_path
 from arm_kinematics.hardware import ServoMap, SimBackend
@@ -24,19 +25,6 @@ D = math.radians
 KIT = ArmConfig.from_file(default_config_path("arm_desk_kit.yaml"))
 GRIPPER = KIT.gripper.joint  # 120 deg/s, 480 deg/s^2, home 70 deg (open)
 PERIOD_S = 0.02
-SLACK = 1e-9  # relative: float rounding of the finite differences
-
-
-class Log:
-    """The lines a plain part logs (any level), for the driver's `log`."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def info(self, message: str, **_kwargs) -> None:
-        self.lines.append(message)
-
-    warning = error = info
 
 
 class Board:
@@ -70,18 +58,6 @@ class Board:
             assert self.now < limit_s, "the gripper never came to rest"
             self.tick()
         self.run(0.1)
-
-
-def differences(samples: list[tuple[float, float]]) -> tuple[list[float], list[float]]:
-    """Velocities between neighbouring samples and accelerations over each three (the second
-    divided difference, exact for samples of a motion with bounded acceleration)."""
-    times = [t for t, _ in samples]
-    velocities = [(p1 - p0) / (t1 - t0) for (t0, p0), (t1, p1) in itertools.pairwise(samples)]
-    accelerations = [
-        2.0 * (v1 - v0) / (times[i + 2] - times[i])
-        for i, (v0, v1) in enumerate(itertools.pairwise(velocities))
-    ]
-    return velocities, accelerations
 
 
 def assert_within_limits(samples, max_velocity: float, max_acceleration: float) -> None:

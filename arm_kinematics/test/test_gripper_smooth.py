@@ -16,9 +16,11 @@ from collections.abc import Iterator
 
 import pytest
 from action_msgs.msg import GoalStatus
+from desk_kit import CONFIG as KIT
+from desk_kit import CONFIG_FILE as KIT_PATH
+from hardware_probe import GripperProbe, start_node_from_file
+from plain_parts import SLACK, differences
 from ros_helpers import RosGraph, ros_graph, wait_for
-from test_gripper_motion import SLACK, differences
-from test_hardware_node_spatial import KIT, KIT_PATH, Probe, start_node
 
 from arm_kinematics.hardware.driver import MAX_STEP_PERIODS
 
@@ -35,7 +37,7 @@ def graph() -> Iterator[RosGraph]:
         yield graph
 
 
-def gripper_samples(probe: Probe, since: int, until: int) -> list[tuple[float, float]]:
+def gripper_samples(probe: GripperProbe, since: int, until: int) -> list[tuple[float, float]]:
     """(stamp in s from the first, gripper joint in rad) of the joint_states messages from
     `since` to `until` (counted in whole nanoseconds: a float of seconds since 1970 keeps only
     ~0.2 us, 1e-5 of a period)."""
@@ -71,7 +73,7 @@ def assert_smooth(
         assert abs(velocities[i]) <= JOINT.max_acceleration * interval * (1 + SLACK)
 
 
-def wait_still(probe: Probe, node, count: int = 5) -> int:
+def wait_still(probe: GripperProbe, node, count: int = 5) -> int:
     """Until the gripper has stood still for `count` joint_states; their count then."""
     wait_for(lambda: not node.driver.gripper_moving, what="the gripper at rest")
     start = probe.count()
@@ -80,8 +82,8 @@ def wait_still(probe: Probe, node, count: int = 5) -> int:
 
 
 def test_a_goal_starts_and_ends_at_rest_within_the_limits(graph: RosGraph) -> None:
-    node = start_node(graph, KIT_PATH)
-    probe = Probe(graph)
+    node = start_node_from_file(graph, KIT_PATH)
+    probe = GripperProbe(graph)
     since = max(0, wait_still(probe, node) - 3)
     answer = probe.result(probe.send_gripper(0.0))
     assert answer.status == GoalStatus.STATUS_SUCCEEDED
@@ -98,8 +100,8 @@ def test_a_goal_starts_and_ends_at_rest_within_the_limits(graph: RosGraph) -> No
 def closing(graph: RosGraph):
     """A kit whose gripper (40 deg/s: a cancel's round trip is long gone before it is closed)
     stood still, then began to close: (node, probe, joint_states count before, goal handle)."""
-    node = start_node(graph, KIT_PATH, **{"joints.gripper.max_velocity_deg_s": 40.0})
-    probe = Probe(graph)
+    node = start_node_from_file(graph, KIT_PATH, **{"joints.gripper.max_velocity_deg_s": 40.0})
+    probe = GripperProbe(graph)
     since = max(0, wait_still(probe, node) - 3)
     handle = probe.send_gripper(0.0)
     wait_for(lambda: probe.latest()["gripper"] < D(60.0), what="closing at speed")

@@ -11,18 +11,15 @@ import itertools
 import math
 import statistics
 import subprocess
-import threading
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from fake_i2c import FakeI2C, calibrated_pulse_us
+from arm_2r import CONFIG, HOME, NAMES
+from diagnostic_msgs.msg import DiagnosticStatus
+from fake_i2c import FakeI2C
+from hardware_probe import Probe, assert_pulses, servokit_on, start_node
 from pip_only import require_servo_libraries
 from rcl_interfaces.msg import Log
-from rclpy.node import Node
-from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_helpers import (
     RosGraph,
     installed_executable,
@@ -33,112 +30,17 @@ from ros_helpers import (
 )
 from sensor_msgs.msg import JointState
 
-from arm_kinematics.config import ArmConfig
-from arm_kinematics.hardware import ServoKitBackend
 from arm_kinematics.nodes.hardware_node import HardwareNode
 
 pytestmark = pytest.mark.ros
 
-CONFIG = ArmConfig.from_file()
-NAMES = list(CONFIG.joint_names)
-HOME = CONFIG.home
 SPEED = CONFIG.joints[0].max_velocity  # rad/s, the shoulder's slew limit
-ROSOUT_QOS = QoSProfile(
-    depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL
-)
-
-
-class Recorder:
-    """Every message of one topic, in arrival order (thread-safe)."""
-
-    def __init__(self, node: Node, msg_type: Any, topic: str, qos: Any = 50) -> None:
-        self._lock = threading.Lock()
-        self._messages: list[Any] = []
-        node.create_subscription(msg_type, topic, self._on_message, qos)
-
-    def _on_message(self, msg: Any) -> None:
-        with self._lock:
-            self._messages.append(msg)
-
-    @property
-    def messages(self) -> list[Any]:
-        with self._lock:
-            return list(self._messages)
-
-    def wait_for_more(self, count: int, what: str) -> list[Any]:
-        """Wait until `count` more messages than now arrived; all messages."""
-        start = len(self.messages)
-        wait_for(lambda: len(self.messages) >= start + count, what=f"{count} more {what}")
-        return self.messages
-
-
-class Probe:
-    """What a user or the trajectory node has: a command publisher and topic recorders."""
-
-    def __init__(self, graph: RosGraph, namespace: str = "") -> None:
-        self.node = graph.node("hardware_probe", namespace=namespace)
-        self.commands = self.node.create_publisher(JointState, "joint_commands", 10)
-        self.joint_states = Recorder(self.node, JointState, "joint_states")
-        self.diagnostics = Recorder(self.node, DiagnosticArray, "/diagnostics")
-        self.rosout = Recorder(self.node, Log, "/rosout", ROSOUT_QOS)
-
-    def wait_connected(self) -> None:
-        wait_for(lambda: self.commands.get_subscription_count() > 0, what="joint_commands match")
-        self.joint_states.wait_for_more(1, "joint_states")
-
-    def send(self, names: list[str], positions: list[float]) -> None:
-        msg = JointState()
-        msg.name = names
-        msg.position = [float(p) for p in positions]
-        self.commands.publish(msg)
-
-    def send_deg(self, **joints_deg: float) -> None:
-        self.send(list(joints_deg), [math.radians(v) for v in joints_deg.values()])
-
-    def last_status(self) -> DiagnosticStatus | None:
-        for array in reversed(self.diagnostics.messages):
-            for status in array.status:
-                if "hardware_node" in status.name:
-                    return status
-        return None
-
-    def wait_status(self, level: bytes, **values: str) -> DiagnosticStatus:
-        def matching() -> DiagnosticStatus | None:
-            status = self.last_status()
-            if status is None or status.level != level:
-                return None
-            found = {kv.key: kv.value for kv in status.values}
-            if any(found.get(k) != v for k, v in values.items()):
-                return None
-            return status
-
-        return wait_for(matching, what=f"/diagnostics level {level!r} with {values}")
 
 
 @pytest.fixture
 def graph() -> Iterator[RosGraph]:
     with ros_graph() as graph:
         yield graph
-
-
-def start_node(
-    graph: RosGraph, backend: Any = None, overrides: dict[str, Any] | None = None
-) -> HardwareNode:
-    """A HardwareNode spinning on `graph`, on `backend` (None: the parameters' backend)."""
-    parameters = [Parameter(name, value=value) for name, value in (overrides or {}).items()]
-    return graph.add(HardwareNode(backend, context=graph.context, parameter_overrides=parameters))
-
-
-def servokit_on(bus: FakeI2C) -> ServoKitBackend:
-    require_servo_libraries()
-    return ServoKitBackend([j.servo for j in CONFIG.joints], CONFIG.hardware, bus)
-
-
-def assert_pulses(bus: FakeI2C, positions: tuple[float, ...] | list[float]) -> None:
-    for index, joint in enumerate(CONFIG.joints):
-        assert bus.pulse_us(joint.servo.channel) == pytest.approx(
-            calibrated_pulse_us(joint.servo, positions[index]), abs=bus.count_us
-        ), joint.name
 
 
 def stamp_s(msg: JointState) -> float:

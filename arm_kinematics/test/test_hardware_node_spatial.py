@@ -15,109 +15,35 @@ from typing import Any
 
 import pytest
 from action_msgs.msg import GoalStatus
-from control_msgs.action import GripperCommand
+from desk_kit import CONFIG as KIT
+from desk_kit import CONFIG_FILE as KIT_PATH
 from fake_i2c import FakeI2C
+from hardware_probe import GripperProbe, start_node_from_file
 from pip_only import require_servo_libraries
-from rcl_interfaces.msg import Log
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_helpers import (
     RosGraph,
-    file_parameters,
     installed_executable,
     ros_graph,
     start_node_process,
     stop_process,
     wait_for,
 )
-from sensor_msgs.msg import JointState
 
 from arm_kinematics.config import ArmConfig, default_config_path
 from arm_kinematics.hardware import ServoKitBackend
 from arm_kinematics.nodes.hardware_node import HardwareNode
-from arm_kinematics.rclpy_compat.action_client import ActionClient
 
 pytestmark = pytest.mark.ros
 
 D = math.radians
-KIT_PATH = default_config_path("arm_desk_kit.yaml")
 MEARM_PATH = default_config_path("arm_mearm.yaml")
-KIT = ArmConfig.from_file(KIT_PATH)
 MEARM = ArmConfig.from_file(MEARM_PATH)
-ROSOUT_QOS = QoSProfile(
-    depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL
-)
 
 
 @pytest.fixture
 def graph() -> Iterator[RosGraph]:
     with ros_graph() as graph:
         yield graph
-
-
-def start_node(graph: RosGraph, path, backend: Any = None, **overrides: Any) -> HardwareNode:
-    parameters = file_parameters(path, **overrides)
-    return graph.add(HardwareNode(backend, context=graph.context, parameter_overrides=parameters))
-
-
-class Probe:
-    """joint_commands out, joint_states and /rosout in, a GripperCommand client."""
-
-    def __init__(self, graph: RosGraph) -> None:
-        self.node = graph.node("spatial_probe")
-        self.lock = threading.Lock()
-        self.states: list[JointState] = []
-        self.logs: list[Log] = []
-        self.commands = self.node.create_publisher(JointState, "joint_commands", 10)
-        self.node.create_subscription(JointState, "joint_states", self._on_state, 100)
-        self.node.create_subscription(Log, "/rosout", self._on_log, ROSOUT_QOS)
-        self.gripper = ActionClient(self.node, GripperCommand, "gripper_controller/gripper_cmd")
-        wait_for(lambda: self.commands.get_subscription_count() > 0, what="joint_commands match")
-        wait_for(lambda: self.states, what="joint_states")
-
-    def _on_state(self, msg: JointState) -> None:
-        with self.lock:
-            self.states.append(msg)
-
-    def _on_log(self, msg: Log) -> None:
-        with self.lock:
-            self.logs.append(msg)
-
-    def latest(self) -> dict[str, float]:
-        with self.lock:
-            msg = self.states[-1]
-        return dict(zip(msg.name, msg.position, strict=True))
-
-    def count(self) -> int:
-        with self.lock:
-            return len(self.states)
-
-    def send_deg(self, **joints_deg: float) -> None:
-        msg = JointState()
-        msg.name = list(joints_deg)
-        msg.position = [D(v) for v in joints_deg.values()]
-        self.commands.publish(msg)
-
-    def logged(self, text: str) -> list[str]:
-        with self.lock:
-            return [log.msg for log in self.logs if text in log.msg]
-
-    # --- the gripper action --------------------------------------------------------------
-
-    def send_gripper(self, position: float, max_effort: float = 0.0, feedback=None):
-        """Send a goal; its client goal handle once answered (accepted or not)."""
-        wait_for(lambda: self.gripper.wait_for_server(timeout_sec=0.1), what="gripper server")
-        goal = GripperCommand.Goal()
-        goal.command.position = float(position)
-        goal.command.max_effort = float(max_effort)
-        future = self.gripper.send_goal_async(goal, feedback_callback=feedback)
-        wait_for(future.done, what="gripper goal response")
-        return future.result()
-
-    @staticmethod
-    def result(handle, timeout: float = 30.0):
-        future = handle.get_result_async()
-        wait_for(future.done, timeout, "gripper goal result")
-        return future.result()
 
 
 # --- every servo, the gripper's too -------------------------------------------------------------
@@ -127,8 +53,8 @@ def test_the_desk_kit_drives_six_servos_and_names_them_in_joint_states(graph: Ro
     require_servo_libraries()
     bus = FakeI2C()
     servos = [j.servo for j in KIT.driven_joints]
-    node = start_node(graph, KIT_PATH, ServoKitBackend(servos, KIT.hardware, bus))
-    probe = Probe(graph)
+    node = start_node_from_file(graph, KIT_PATH, ServoKitBackend(servos, KIT.hardware, bus))
+    probe = GripperProbe(graph)
     names = ["base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll", "gripper"]
     assert list(probe.states[-1].name) == names
     home = dict(zip(names, (*KIT.home, D(70)), strict=True))
@@ -151,8 +77,8 @@ def test_the_desk_kit_drives_six_servos_and_names_them_in_joint_states(graph: Ro
 
 
 def test_a_command_that_sets_part_of_the_arm_is_refused(graph: RosGraph) -> None:
-    node = start_node(graph, KIT_PATH)
-    probe = Probe(graph)
+    node = start_node_from_file(graph, KIT_PATH)
+    probe = GripperProbe(graph)
     probe.send_deg(shoulder=60.0, gripper=10.0)
     wait_for(lambda: node.counters.commands_rejected == 1, what="the rejection")
     assert node.targets == (*KIT.home, D(70))
@@ -168,8 +94,8 @@ def test_parallelogram_elbow_servo_follows_shoulder_plus_elbow(graph: RosGraph) 
     require_servo_libraries()
     bus = FakeI2C()
     servos = [j.servo for j in MEARM.driven_joints]
-    node = start_node(graph, MEARM_PATH, ServoKitBackend(servos, MEARM.hardware, bus))
-    probe = Probe(graph)
+    node = start_node_from_file(graph, MEARM_PATH, ServoKitBackend(servos, MEARM.hardware, bus))
+    probe = GripperProbe(graph)
 
     def elbow_servo_at(degrees: float) -> bool:  # within one PCA9685 count
         return bus.pulse_us(2) == pytest.approx(500 + degrees / 180 * 2000, abs=bus.count_us)
@@ -197,8 +123,8 @@ def test_the_ramp_keeps_a_parallelogram_servo_within_its_travel(graph: RosGraph)
     # turn the shoulder down in 1.1 s while the elbow has risen only 45 deg: the forearm at
     # -105 deg, far past the servo's -60. On the straight line it goes from -15 to -20.
     overrides = {"joints.elbow.max_velocity_deg_s": 40.0}
-    node = start_node(graph, MEARM_PATH, **overrides)
-    probe = Probe(graph)
+    node = start_node_from_file(graph, MEARM_PATH, **overrides)
+    probe = GripperProbe(graph)
     probe.send_deg(base=0, shoulder=135, elbow=-150)
     wait_for(lambda: node.positions[1:3] == (D(135), D(-150)), timeout=60, what="the start")
     before = probe.count()
@@ -220,8 +146,8 @@ def test_the_ramp_keeps_a_parallelogram_servo_within_its_travel(graph: RosGraph)
 
 
 def test_gripper_goals_close_and_open_in_joint_states(graph: RosGraph) -> None:
-    node = start_node(graph, KIT_PATH)
-    probe = Probe(graph)
+    node = start_node_from_file(graph, KIT_PATH)
+    probe = GripperProbe(graph)
     assert probe.latest()["gripper"] == pytest.approx(D(70))  # home: open
     feedback: list[Any] = []
     handle = probe.send_gripper(0.0, feedback=lambda m: feedback.append(m.feedback))
@@ -248,8 +174,8 @@ def test_gripper_goals_close_and_open_in_joint_states(graph: RosGraph) -> None:
 
 
 def test_a_gripper_goal_outside_its_range_is_rejected(graph: RosGraph) -> None:
-    node = start_node(graph, KIT_PATH)
-    probe = Probe(graph)
+    node = start_node_from_file(graph, KIT_PATH)
+    probe = GripperProbe(graph)
     for position in (0.08, -0.001, math.nan):
         assert not probe.send_gripper(position).accepted
     assert node.targets[-1] == D(70)
@@ -258,8 +184,8 @@ def test_a_gripper_goal_outside_its_range_is_rejected(graph: RosGraph) -> None:
 
 
 def test_a_gripper_that_stops_on_an_object_ends_stalled(graph: RosGraph) -> None:
-    node = start_node(graph, KIT_PATH)
-    probe = Probe(graph)
+    node = start_node_from_file(graph, KIT_PATH)
+    probe = GripperProbe(graph)
     # An object between the fingers: the gripper servo (offset 40) stops at 70 servo deg, the
     # joint at 30 deg, 0.0236 m open.
     node.backend.block(5, 70.0)
@@ -283,8 +209,8 @@ def test_a_gripper_that_stops_on_an_object_ends_stalled(graph: RosGraph) -> None
 
 
 def test_cancel_stops_the_gripper_where_it_is(graph: RosGraph) -> None:
-    node = start_node(graph, KIT_PATH, **{"joints.gripper.max_velocity_deg_s": 10.0})
-    probe = Probe(graph)
+    node = start_node_from_file(graph, KIT_PATH, **{"joints.gripper.max_velocity_deg_s": 10.0})
+    probe = GripperProbe(graph)
     moving = threading.Event()
     handle = probe.send_gripper(0.0, feedback=lambda _m: moving.set())
     wait_for(moving.is_set, what="feedback")
@@ -300,8 +226,8 @@ def test_cancel_stops_the_gripper_where_it_is(graph: RosGraph) -> None:
 
 
 def test_a_new_gripper_goal_replaces_the_running_one(graph: RosGraph) -> None:
-    node = start_node(graph, KIT_PATH, **{"joints.gripper.max_velocity_deg_s": 10.0})
-    probe = Probe(graph)
+    node = start_node_from_file(graph, KIT_PATH, **{"joints.gripper.max_velocity_deg_s": 10.0})
+    probe = GripperProbe(graph)
     first = probe.send_gripper(0.0)
     wait_for(lambda: probe.latest()["gripper"] < D(69), what="the gripper closing")
     second = probe.send_gripper(0.055)
@@ -317,8 +243,8 @@ def test_a_new_gripper_goal_replaces_the_running_one(graph: RosGraph) -> None:
 
 
 def test_a_joint_command_for_the_gripper_ends_its_goal(graph: RosGraph) -> None:
-    node = start_node(graph, KIT_PATH, **{"joints.gripper.max_velocity_deg_s": 10.0})
-    probe = Probe(graph)
+    node = start_node_from_file(graph, KIT_PATH, **{"joints.gripper.max_velocity_deg_s": 10.0})
+    probe = GripperProbe(graph)
     handle = probe.send_gripper(0.0)
     wait_for(lambda: probe.latest()["gripper"] < D(69), what="the gripper closing")
     probe.send_deg(gripper=60.0)
@@ -330,8 +256,8 @@ def test_a_joint_command_for_the_gripper_ends_its_goal(graph: RosGraph) -> None:
 def test_moveit_gripper_goals_close_and_open_with_the_joint_angle(graph: RosGraph) -> None:
     # MoveIt's GripperCommand handle sends the gripper joint's angle (rad) from the last point of
     # its trajectory, and max_effort from the controller's config: with angle_rad it is that.
-    node = start_node(graph, KIT_PATH, **{"gripper.position_unit": "angle_rad"})
-    probe = Probe(graph)
+    node = start_node_from_file(graph, KIT_PATH, **{"gripper.position_unit": "angle_rad"})
+    probe = GripperProbe(graph)
     for angle_deg in (0.0, 70.0):  # closed, then open
         answer = probe.result(probe.send_gripper(D(angle_deg), max_effort=10.0))
         assert answer.status == GoalStatus.STATUS_SUCCEEDED
@@ -344,8 +270,8 @@ def test_moveit_gripper_goals_close_and_open_with_the_joint_angle(graph: RosGrap
 
 
 def test_max_effort_is_accepted_and_said_not_to_apply(graph: RosGraph) -> None:
-    start_node(graph, MEARM_PATH)  # the claw: goals are its joint angle in radians
-    probe = Probe(graph)
+    start_node_from_file(graph, MEARM_PATH)  # the claw: goals are its joint angle in radians
+    probe = GripperProbe(graph)
     answer = probe.result(probe.send_gripper(D(20), max_effort=5.0))
     assert answer.status == GoalStatus.STATUS_SUCCEEDED
     assert answer.result.position == pytest.approx(D(20), abs=D(1))
@@ -368,7 +294,7 @@ def test_hardware_node_runs_each_shipped_spatial_file_on_sim(graph: RosGraph, na
         installed_executable("hardware_node"), "--ros-args", "--params-file", str(path)
     )
     try:
-        probe = Probe(graph)
+        probe = GripperProbe(graph)
         assert list(probe.states[-1].name) == [j.name for j in config.driven_joints]
         home = [j.home for j in config.driven_joints]
         assert list(probe.states[-1].position) == pytest.approx(home, abs=1e-12)
@@ -382,7 +308,7 @@ def test_hardware_node_runs_each_shipped_spatial_file_on_sim(graph: RosGraph, na
 
 
 def test_the_spatial_and_gripper_parameters_are_declared_read_only(graph: RosGraph) -> None:
-    node = start_node(graph, MEARM_PATH)
+    node = start_node_from_file(graph, MEARM_PATH)
     expected = {
         "layout": "spatial",
         "spatial.shoulder_height_m": 0.055,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from test_gripper_motion import Log
+from plain_parts import Log
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.hardware import InvalidCommandError, ServoMap, SimBackend

@@ -15,9 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from arm_2r import HOME
 from fake_i2c import FakeI2C
+from hardware_probe import Probe, assert_pulses, servokit_on, start_node
 from ros_helpers import RosGraph, ros_graph, wait_for
-from test_hardware_node import HOME, Probe, assert_pulses, servokit_on, start_node
 
 from arm_kinematics.hardware.remembered_pose import PoseFileError, read_pose, write_pose
 

@@ -11,12 +11,12 @@ import dataclasses
 import math
 import random
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import transforms3d
 import yaml
+from ik_clients import LENGTHS, Clients, make_ik_node, target
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
@@ -24,7 +24,7 @@ from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from ros_helpers import PACKAGE_DIR, RosGraph, ros_graph, wait_for, wait_for_future
 from sensor_msgs.msg import JointState
-from test_urdf import UrdfChain
+from urdf_chain import UrdfChain
 from visualization_msgs.msg import MarkerArray
 
 from arm_kinematics.config import ArmConfig, load_parameters_file
@@ -38,7 +38,6 @@ pytestmark = pytest.mark.ros
 
 IK = SolveIK.Response
 FK = ComputeFK.Response
-LENGTHS = (1.0, 0.8)
 LIMIT = math.radians(90.0)
 NAMES = ("shoulder", "elbow")
 DEG = math.radians
@@ -51,72 +50,6 @@ EXACT_TIP = (
 )
 
 
-def make_ik_node(
-    graph: RosGraph, lengths=LENGTHS, namespace: str = "", *overrides: Parameter
-) -> IkNode:
-    return graph.add(
-        IkNode(
-            context=graph.context,
-            namespace=namespace,
-            parameter_overrides=[Parameter("link_lengths_m", value=list(lengths)), *overrides],
-        )
-    )
-
-
-class Clients:
-    """Clients of one ik_node; `solve`, `batch` and `fk` call and wait for the answer."""
-
-    def __init__(self, graph: RosGraph, namespace: str = "") -> None:
-        prefix = f"{namespace}/" if namespace else ""
-        self.graph = graph
-        self.node = graph.node(f"test_client{namespace.replace('/', '_')}")
-        self.solve_client = self.node.create_client(SolveIK, prefix + "solve_ik")
-        self.batch_client = self.node.create_client(SolveIKBatch, prefix + "solve_ik_batch")
-        self.fk_client = self.node.create_client(ComputeFK, prefix + "compute_fk")
-        for client in (self.solve_client, self.batch_client, self.fk_client):
-            wait_for(lambda c=client: c.wait_for_service(timeout_sec=0.5), what=client.srv_name)
-
-    def solve(self, request: SolveIK.Request) -> SolveIK.Response:
-        return self.graph.call(self.solve_client, request)
-
-    def batch(self, request: SolveIKBatch.Request) -> SolveIKBatch.Response:
-        return self.graph.call(self.batch_client, request)
-
-    def fk(self, names, positions) -> ComputeFK.Response:
-        request = ComputeFK.Request()
-        request.joints.name = list(names)
-        request.joints.position = [float(p) for p in positions]
-        return self.graph.call(self.fk_client, request)
-
-
-def target(
-    x: float,
-    y: float,
-    *,
-    z: float = 0.0,
-    frame: str = "base_link",
-    heading: float | None = None,
-    quaternion: tuple[float, float, float, float] | None = None,
-    branch: int = 0,
-    seed: dict[str, float] | None = None,
-) -> SolveIK.Request:
-    request = SolveIK.Request()
-    request.target.header.frame_id = frame
-    position = request.target.pose.position
-    position.x, position.y, position.z = float(x), float(y), float(z)
-    if heading is not None:
-        quaternion = (0.0, 0.0, math.sin(heading / 2), math.cos(heading / 2))
-    if quaternion is not None:
-        request.orientation_mode = SolveIK.Request.FULL_ORIENTATION
-        o = request.target.pose.orientation
-        o.x, o.y, o.z, o.w = quaternion
-    request.branch = branch
-    if seed is not None:
-        request.seed.name = list(seed)
-        request.seed.position = list(seed.values())
-    return request
-
-
 def tip_of(joints) -> tuple[float, float]:
     """FK by the law of the sum of angles (independent of the node)."""
     q1, q2 = joints
@@ -124,12 +57,6 @@ def tip_of(joints) -> tuple[float, float]:
         LENGTHS[0] * math.cos(q1) + LENGTHS[1] * math.cos(q1 + q2),
         LENGTHS[0] * math.sin(q1) + LENGTHS[1] * math.sin(q1 + q2),
     )
-
-
-@pytest.fixture(scope="module")
-def graph() -> Iterator[RosGraph]:
-    with ros_graph() as g:
-        yield g
 
 
 @pytest.fixture(scope="module")

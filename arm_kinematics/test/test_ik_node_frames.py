@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from ik_clients import LENGTHS, Clients, make_ik_node, target
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_helpers import RosGraph, ros_graph, wait_for
-from test_ik_node import LENGTHS, Clients, make_ik_node, target
+from ros_helpers import RosGraph, wait_for
+from urdf_chain import urdf_origin
 from visualization_msgs.msg import MarkerArray
 
 from arm_kinematics.kinematics import PlanarArm
@@ -40,24 +40,6 @@ SAMPLES = 60
 ARM = PlanarArm(LENGTHS, joint_limits=((-LIMIT, LIMIT), (-LIMIT, LIMIT)))
 # A point the arm reaches within its limits (the tip at joints 0.3 and 0.8 rad).
 POINT = ARM.forward((0.3, 0.8))[:2]
-
-
-def urdf_origin(xyz, rpy_deg) -> np.ndarray:
-    """The 4x4 transform parent <- child of a URDF <origin xyz rpy>."""
-    roll, pitch, yaw = (math.radians(v) for v in rpy_deg)
-    rx = np.array(
-        [[1, 0, 0], [0, math.cos(roll), -math.sin(roll)], [0, math.sin(roll), math.cos(roll)]]
-    )
-    ry = np.array(
-        [[math.cos(pitch), 0, math.sin(pitch)], [0, 1, 0], [-math.sin(pitch), 0, math.cos(pitch)]]
-    )
-    rz = np.array(
-        [[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]]
-    )
-    transform = np.eye(4)
-    transform[:3, :3] = rz @ ry @ rx
-    transform[:3, 3] = xyz
-    return transform
 
 
 def to_world(mount: np.ndarray, point) -> np.ndarray:
@@ -114,12 +96,6 @@ def world_samples(name: str, seed: str, count: int):
         joints = random_joints(rng)
         pose = ARM.forward(joints)
         yield joints, pose, to_world(mount, (pose[0], pose[1], 0.0))
-
-
-@pytest.fixture(scope="module")
-def graph() -> Iterator[RosGraph]:
-    with ros_graph() as g:
-        yield g
 
 
 @pytest.fixture(scope="module")

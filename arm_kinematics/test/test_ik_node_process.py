@@ -12,14 +12,17 @@ import re
 import subprocess
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
 from ros_helpers import (
     DEFAULT_CONFIG,
     DEFAULT_TIMEOUT_S,
+    at_once,
     installed_executable,
     ros_graph,
+    run_to_exit,
     start_node_process,
     stop_process,
     wait_for,
@@ -48,6 +51,11 @@ def run_client(*args: str, timeout: float = DEFAULT_TIMEOUT_S) -> subprocess.Com
         env=dict(os.environ),
         check=False,
     )
+
+
+def clients_at_once(*commands: tuple[str, ...]) -> list[subprocess.CompletedProcess]:
+    """`run_client` of each command, all at once (their start-ups and discovery overlap)."""
+    return at_once(*(partial(run_client, *command) for command in commands))
 
 
 def joints_printed(line: str) -> dict[str, tuple[float, float]]:
@@ -101,34 +109,40 @@ def test_client_solve_prints_both_elbows(ik_node: subprocess.Popen) -> None:
 
 def test_client_solve_with_branch_seed_and_heading(ik_node: subprocess.Popen) -> None:
     x, y = f"{TIP[0]:.12f}", f"{TIP[1]:.12f}"
-    up = run_client("solve", x, y, "--branch", "elbow_up")
+    up, seeded, heading, wrong_heading = clients_at_once(
+        ("solve", x, y, "--branch", "elbow_up"),
+        ("solve", x, y, "--seed", "elbow=-30", "shoulder=70"),
+        ("solve", x, y, "--heading", "75"),
+        ("solve", x, y, "--heading", "10"),
+    )
     assert joints_printed(printed(up.stdout, "solution"))["elbow"][1] == pytest.approx(-45.0)
-    seeded = run_client("solve", x, y, "--seed", "elbow=-30", "shoulder=70")
     assert joints_printed(printed(seeded.stdout, "solution"))["elbow"][1] == pytest.approx(-45.0)
-    heading = run_client("solve", x, y, "--heading", "75")
     assert heading.returncode == 0, heading.stdout + heading.stderr
     assert printed(heading.stdout, "alternative") == "none"
-    wrong_heading = run_client("solve", x, y, "--heading", "10")
     assert wrong_heading.returncode == 1
     assert printed(wrong_heading.stdout, "status") == "ORIENTATION_UNREACHABLE (5)"
 
 
 def test_client_refused_requests_exit_1(ik_node: subprocess.Popen) -> None:
-    too_far = run_client("solve", "0.5", "0")
+    too_far, wrong_frame, bad_line = clients_at_once(
+        ("solve", "0.5", "0"), ("solve", "0.1", "0.05", "--frame", "map"), ("solve", "0.1")
+    )
     assert too_far.returncode == 1
     assert printed(too_far.stdout, "status") == "TOO_FAR (2)"
     assert printed(too_far.stdout, "solution") == "none"
     assert "beyond the arm's reach of 0.18 m" in printed(too_far.stdout, "message")
-    wrong_frame = run_client("solve", "0.1", "0.05", "--frame", "map")
     assert printed(wrong_frame.stdout, "status") == "WRONG_FRAME (7)"
     assert wrong_frame.returncode == 1
-    bad_line = run_client("solve", "0.1")
     assert bad_line.returncode == 1
     assert "usage: ik_client" in bad_line.stderr
 
 
 def test_client_fk(ik_node: subprocess.Popen) -> None:
-    result = run_client("fk", "--joints", "30", "45")
+    result, outside, unknown = clients_at_once(
+        ("fk", "--joints", "30", "45"),
+        ("fk", "--joints", "shoulder=0", "elbow=120"),
+        ("fk", "--joints", "shoulder=0", "wrist=10"),
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     tip = re.search(r"^tip: x=(\S+) y=(\S+) z=(\S+) m heading=(\S+) rad", result.stdout, re.M)
     assert tip
@@ -138,10 +152,8 @@ def test_client_fk(ik_node: subprocess.Popen) -> None:
     # Every frame as TF names it: the base, the two links, the tip.
     names = re.findall(r"^frame (\S+):", result.stdout, re.M)
     assert names == ["base_link", "link_1", "link_2", "tool0"]
-    outside = run_client("fk", "--joints", "shoulder=0", "elbow=120")
     assert outside.returncode == 0
     assert printed(outside.stdout, "within_limits") == "false"
-    unknown = run_client("fk", "--joints", "shoulder=0", "wrist=10")
     assert unknown.returncode == 1
     assert printed(unknown.stdout, "status") == "UNKNOWN_JOINT (1)"
 
@@ -206,14 +218,8 @@ def test_invalid_params_file_stops_with_one_line(
     source = DEFAULT_CONFIG.read_text()
     assert text in source
     bad.write_text(source.replace(text, old))
-    proc = start_node_process(
-        installed_executable("ik_node"), "--ros-args", "--params-file", str(bad)
-    )
-    try:
-        output, _ = proc.communicate(timeout=DEFAULT_TIMEOUT_S)
-    finally:
-        stop_process(proc)
-    assert proc.returncode == 2, output
+    code, output = run_to_exit("ik_node", "--ros-args", "--params-file", str(bad))
+    assert code == 2, output
     fatal = [line for line in output.splitlines() if "FATAL" in line]
     assert len(fatal) == 1, output
     assert f"parameter '{parameter}'" in fatal[0]

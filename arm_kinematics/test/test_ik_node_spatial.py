@@ -12,10 +12,10 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 import transforms3d
+from ik_clients import Clients
 from rclpy.parameter import Parameter
 from ros_helpers import PACKAGE_DIR, ros_graph
-from test_ik_node import Clients
-from test_urdf import UrdfChain
+from urdf_chain import UrdfChain
 
 from arm_kinematics.config import ArmConfig, load_parameters_file
 from arm_kinematics.description import robot_description

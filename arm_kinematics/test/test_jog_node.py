@@ -5,7 +5,7 @@ service, and who wins between a jog and a goal.
 
 The desk kit (`arm_desk_kit.yaml`: a table at z = 0, its base column), with a keep-out box
 beside the tool at home from a temporary params file; the 4-joint OpenManipulator-X for what
-a 4-joint arm cannot do. Tool points are the URDF chain's (`test_urdf.UrdfChain`), parsed
+a 4-joint arm cannot do. Tool points are the URDF chain's (`urdf_chain.UrdfChain`), parsed
 independently of the code under test. Every test starts its own stack at home.
 """
 
@@ -27,8 +27,8 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from ros_helpers import PACKAGE_DIR, RosGraph, file_parameters, ros_graph, wait_for
 from std_srvs.srv import SetBool, Trigger
-from test_trajectory_node import Harness
-from test_urdf import UrdfChain
+from trajectory_harness import Harness, twist
+from urdf_chain import UrdfChain
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.description import robot_description
@@ -189,14 +189,6 @@ class Stream:
         self._timer.cancel()
         self._node.destroy_timer(self._timer)
         return self.last_sent
-
-
-def twist(linear=(0.0, 0.0, 0.0), angular=(0.0, 0.0, 0.0), frame="base_link") -> TwistStamped:
-    message = TwistStamped()
-    message.header.frame_id = frame
-    message.twist.linear.x, message.twist.linear.y, message.twist.linear.z = linear
-    message.twist.angular.x, message.twist.angular.y, message.twist.angular.z = angular
-    return message
 
 
 @pytest.fixture

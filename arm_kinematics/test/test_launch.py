@@ -9,101 +9,25 @@ launch description is also built with `launch`/`launch_ros` and its entities che
 from __future__ import annotations
 
 import ast
-import contextlib
 import importlib.util
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
+from launch_file import LAUNCH_ARGUMENTS, LAUNCH_FILE, LaunchSource, call_name, console_scripts
 
 from arm_kinematics.config import ConfigError, default_config_path
 from arm_kinematics.description import robot_description, xacro_path
 from arm_kinematics.names import launch_frames
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
-LAUNCH_FILE = PACKAGE_DIR / "launch" / "arm.launch.py"
 RVIZ_FILE = PACKAGE_DIR / "rviz" / "arm.rviz"
 ARM_EXECUTABLES = {"ik_node", "trajectory_node", "hardware_node", "web_bridge"}
-LAUNCH_ARGUMENTS = {"config", "hardware", "rviz", "web", "web_port", "namespace", "frame_prefix"}
 #: Set by the launch file itself (from the config and the namespace), not an argument.
 DERIVED_CONFIGURATIONS = {"rviz_fixed_frame"}
-
-
-# --- the launch file's AST ----------------------------------------------------------------------
-
-
-def _call_name(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Call):
-        if isinstance(node.func, ast.Name):
-            return node.func.id
-        if isinstance(node.func, ast.Attribute):
-            return node.func.attr
-    return None
-
-
-class LaunchSource:
-    """What the launch file says, read from its AST without importing launch."""
-
-    def __init__(self, path: Path) -> None:
-        self.tree = ast.parse(path.read_text(), filename=str(path))
-        self.constants: dict[str, Any] = {}
-        for statement in self.tree.body:
-            if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-                target = statement.targets[0]
-                if isinstance(target, ast.Name):
-                    with contextlib.suppress(ValueError):  # computed, not a constant
-                        self.constants[target.id] = ast.literal_eval(statement.value)
-        self.calls = [n for n in ast.walk(self.tree) if isinstance(n, ast.Call)]
-
-    def value(self, node: ast.AST) -> Any:
-        """A literal or a module-level constant; None for anything computed at launch time."""
-        if isinstance(node, ast.Name):
-            return self.constants.get(node.id)
-        try:
-            return ast.literal_eval(node)
-        except ValueError:
-            return None
-
-    def calls_to(self, name: str) -> list[ast.Call]:
-        return [c for c in self.calls if _call_name(c) == name]
-
-    @staticmethod
-    def keyword(call: ast.Call, name: str) -> ast.AST | None:
-        return next((k.value for k in call.keywords if k.arg == name), None)
-
-    def nodes(self) -> list[dict[str, Any]]:
-        """package, executable and the keyword nodes of every launch_ros Node(...)."""
-        found = []
-        for call in self.calls_to("Node"):
-            entry = {k.arg: k.value for k in call.keywords}
-            entry["package"] = self.value(entry["package"])
-            entry["executable"] = self.value(entry["executable"])
-            found.append(entry)
-        return found
-
-    def share_files(self) -> list[tuple[str, ...]]:
-        """Every PathJoinSubstitution([FindPackageShare(pkg), 'dir', 'file']) as a tuple."""
-        paths = []
-        for call in self.calls_to("PathJoinSubstitution"):
-            parts = call.args[0].elts
-            if _call_name(parts[0]) == "FindPackageShare":
-                package = self.value(parts[0].args[0])
-                paths.append((package, *(self.value(p) for p in parts[1:])))
-        return paths
-
-
-def _console_scripts() -> set[str]:
-    tree = ast.parse((PACKAGE_DIR / "setup.py").read_text())
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Dict):
-            for key, value in zip(node.keys, node.values, strict=True):
-                if isinstance(key, ast.Constant) and key.value == "console_scripts":
-                    return {entry.split("=")[0].strip() for entry in ast.literal_eval(value)}
-    raise AssertionError("setup.py declares no console_scripts")
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +39,7 @@ def test_launch_file_starts_exactly_the_declared_executables(launch_source: Laun
     nodes = launch_source.nodes()
     ours = {n["executable"] for n in nodes if n["package"] == "arm_kinematics"}
     assert ours == ARM_EXECUTABLES
-    assert ours <= _console_scripts()
+    assert ours <= console_scripts()
     others = {(n["package"], n["executable"]) for n in nodes if n["package"] != "arm_kinematics"}
     assert others == {
         ("robot_state_publisher", "robot_state_publisher"),
@@ -151,9 +75,9 @@ def test_every_node_is_namespaced_and_the_arm_nodes_share_one_params_list(
     assert launch_source.value(config_file.keys[0]) == "config_file"
     assert config_file.values[0].args[0].id == "config"
     rviz = next(n for n in nodes if n["package"] == "rviz2")
-    assert _call_name(rviz["condition"]) == "IfCondition"
+    assert call_name(rviz["condition"]) == "IfCondition"
     web = next(n for n in nodes if n["executable"] == "web_bridge")
-    assert _call_name(web["condition"]) == "IfCondition"
+    assert call_name(web["condition"]) == "IfCondition"
     assert web["condition"].args[0].id == "web"
     # web_bridge: the arm's parameters, then its port from the web_port argument.
     first, port = web["parameters"].elts
@@ -225,7 +149,7 @@ def _assigned(launch_source: LaunchSource, name: str) -> ast.AST:
 
 def test_every_node_and_the_urdf_get_the_one_frame_prefix(launch_source: LaunchSource) -> None:
     frame_prefix = _assigned(launch_source, "frame_prefix")
-    assert _call_name(frame_prefix) == "LaunchConfiguration"
+    assert call_name(frame_prefix) == "LaunchConfiguration"
     assert launch_source.value(frame_prefix.args[0]) == "frame_prefix"
     # The arm nodes: the config file, then the backend and the prefix (later entries win).
     config, overrides = _assigned(launch_source, "arm_parameters").elts
@@ -234,7 +158,7 @@ def test_every_node_and_the_urdf_get_the_one_frame_prefix(launch_source: LaunchS
         launch_source.value(k): v for k, v in zip(overrides.keys, overrides.values, strict=True)
     }
     assert set(given) == {"hardware.backend", "frame_prefix"}
-    assert _call_name(given["frame_prefix"]) == "ParameterValue"
+    assert call_name(given["frame_prefix"]) == "ParameterValue"
     assert given["frame_prefix"].args[0].id == "frame_prefix"
     assert launch_source.keyword(given["frame_prefix"], "value_type").id == "str"
     # The URDF is expanded with the same prefix (xacro's argument) ...

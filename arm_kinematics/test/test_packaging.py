@@ -109,3 +109,18 @@ def test_a_license_file_matches_the_license_in_package_xml(package_dir: str) -> 
 
 def test_setup_py_installs_the_license() -> None:
     assert "LICENSE" in (PACKAGE_DIR / "setup.py").read_text()
+
+
+def test_no_test_file_imports_another_test_file() -> None:
+    """Shared pieces live in helper modules (docs/testing.md), so that each test file can be
+    run, changed or deleted on its own."""
+    imports = []
+    for path in sorted((PACKAGE_DIR / "test").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            imports += [f"{path.name}: {name}" for name in names if name.startswith("test_")]
+    assert imports == []

@@ -13,6 +13,7 @@ line and the node runs.
 
 from __future__ import annotations
 
+import ast
 import re
 import threading
 import xml.etree.ElementTree as ET
@@ -21,6 +22,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 import yaml
+from bridge_client import Client, run
+from launch_file import LAUNCH_FILE, LaunchSource
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import GetParameters, ListParameters
 from rclpy.action.graph import (
@@ -31,14 +34,13 @@ from ros_helpers import (
     DEFAULT_TIMEOUT_S,
     PACKAGE_DIR,
     RosGraph,
+    free_port,
     installed_executable,
     ros_graph,
     start_node_process,
     stop_process,
     wait_for,
 )
-from test_two_arms import free_port
-from test_web_bridge_protocol import Client, run
 
 from arm_kinematics.config import (
     GRIPPER_KIND_PARAMETERS,
@@ -439,10 +441,6 @@ def test_a_node_given_a_joint_section_the_arm_lacks_names_its_joints() -> None:
 def test_the_launch_file_ends_the_launch_when_an_arm_node_ends() -> None:
     """launch_ros is not installable here: the launch file is read as its AST (test_launch.py)
     and the handler's logic checked there; docs/launch_and_bringup.md says what follows."""
-    import ast
-
-    from test_launch import LAUNCH_FILE, LaunchSource
-
     source = LaunchSource(LAUNCH_FILE)
     required = {}
     for node in source.nodes():

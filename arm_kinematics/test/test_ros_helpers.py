@@ -1,10 +1,11 @@
-"""The harness's service call and `call_idempotent`: an unanswered request is sent again
-(ros2/rmw_fastrtps#842)."""
+"""The test helpers themselves: the harness's service call and `call_idempotent` (an unanswered
+request is sent again, ros2/rmw_fastrtps#842), and the manual clock of manual_clock.py."""
 
 from __future__ import annotations
 
 import pytest
 import ros_helpers
+from manual_clock import ManualLoop
 from rclpy.task import Future
 
 
@@ -85,3 +86,17 @@ def test_a_real_service_whose_first_answer_is_held_answers_the_request_sent_agai
         assert response.success
         assert response.message != "request 0"
         assert len(served) >= 2
+
+
+def test_a_manual_loop_runs_what_falls_due_in_time_order_and_at_its_time() -> None:
+    loop = ManualLoop()
+    fired: list[tuple[str, float]] = []
+    loop.call_later(0.5, lambda: fired.append(("late", loop.time())))
+    loop.call_later(0.2, lambda: fired.append(("early", loop.time())))
+    loop.call_later(0.3, lambda: fired.append(("canceled", loop.time()))).cancel()
+    loop.advance_to(0.4)
+    assert fired == [("early", 0.2)]
+    assert loop.time() == 0.4
+    loop.advance_to(1.0)
+    assert fired == [("early", 0.2), ("late", 0.5)]
+    assert loop.time() == 1.0

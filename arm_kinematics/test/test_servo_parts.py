@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from control_msgs.msg import JointJog
 from ros_helpers import PACKAGE_DIR, wait_for
-from test_jog_node import twist
+from trajectory_harness import twist
 
 from arm_kinematics.config import ArmConfig, MountConfig
 from arm_kinematics.kinematics.jog import JogCode, JointJogCommand, TwistCommand

@@ -13,14 +13,14 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Iterator
+from functools import partial
 
 import pytest
 from ros_helpers import (
     DEFAULT_TIMEOUT_S,
     RosGraph,
+    at_once,
     installed_executable,
-    ros_graph,
     start_node_process,
     wait_for,
 )
@@ -35,12 +35,6 @@ pytestmark = pytest.mark.ros
 
 ROUNDS = 2
 _names = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def graph() -> Iterator[RosGraph]:
-    with ros_graph() as g:
-        yield g
 
 
 @pytest.mark.parametrize("layout", ["bringup", "separate"])
@@ -132,22 +126,47 @@ def catches(pid: int, signum: int) -> bool:
     return bool(int(caught.split()[1], 16) >> (signum - 1) & 1)
 
 
-@pytest.mark.parametrize(
-    "command",
-    [("web_bridge", "--ros-args", "-p", "port:=0"), ("ik_node",), ("bringup", "--web-port", "0")],
-    ids=lambda command: command[0],
-)
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_while_importing_exits_0_without_a_traceback(
-    command: tuple[str, ...], signum: int
-) -> None:
+IMPORTING_COMMANDS = {
+    "web_bridge": ("web_bridge", "--ros-args", "-p", "port:=0"),
+    "ik_node": ("ik_node",),
+    "bringup": ("bringup", "--web-port", "0"),
+}
+SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM}
+
+
+def signalled_while_importing(command: tuple[str, ...], signum: int) -> tuple[int, str]:
+    """Start `command`, send `signum` as soon as it catches the stop signals (while it imports,
+    before any node exists); its exit code and output."""
     process = start_node_process(installed_executable(command[0]), *command[1:])
     # Python itself catches SIGINT from its start; SIGTERM only once entry.py runs, before
     # rclpy and the node are imported (a second or so on this machine).
     wait_for(lambda: catches(process.pid, signal.SIGTERM), what="the stop signals caught")
     process.send_signal(signum)
     out, _ = process.communicate(timeout=DEFAULT_TIMEOUT_S)
-    assert process.returncode == 0, out
+    return process.returncode, out
+
+
+@pytest.fixture(scope="module")
+def signalled_while_importing_runs() -> dict[tuple[str, str], tuple[int, str]]:
+    """Every command of IMPORTING_COMMANDS with every signal of SIGNALS, all at once (their
+    start-ups overlap): exit code and output by (command, signal name)."""
+    cases = [(name, sig) for name in IMPORTING_COMMANDS for sig in SIGNALS]
+    runs = at_once(
+        *(
+            partial(signalled_while_importing, IMPORTING_COMMANDS[name], SIGNALS[sig])
+            for name, sig in cases
+        )
+    )
+    return dict(zip(cases, runs, strict=True))
+
+
+@pytest.mark.parametrize("command", IMPORTING_COMMANDS)
+@pytest.mark.parametrize("signum", SIGNALS)
+def test_a_signal_while_importing_exits_0_without_a_traceback(
+    signalled_while_importing_runs, command: str, signum: str
+) -> None:
+    code, out = signalled_while_importing_runs[command, signum]
+    assert code == 0, out
     assert "Traceback" not in out
 
 

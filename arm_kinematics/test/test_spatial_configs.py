@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_urdf import SPATIAL_CONFIGS, UrdfChain, random_joints
+from urdf_chain import SPATIAL_CONFIGS, UrdfChain, random_joints
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.description import robot_description

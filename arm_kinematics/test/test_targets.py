@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 from geometry_msgs.msg import Pose
-from test_ik_node_frames import urdf_origin
+from urdf_chain import urdf_origin
 
 from arm_kinematics.config import ArmConfig, MountConfig
 from arm_kinematics.nodes.refusals import InvalidOrientation, OffPlane, Refusal, WrongFrame

@@ -12,27 +12,24 @@ from __future__ import annotations
 import contextlib
 import io
 import subprocess
-from collections.abc import Iterator
 
 import pytest
+from arm_2r import tip_of
 from ros_helpers import (
     installed_executable,
     interrupt_after,
-    ros_graph,
     start_node_process,
     stop_process,
     wait_for,
 )
-from test_trajectory_node import Harness, make_nodes, tip_of
+from trajectory_harness import Harness
 
 from arm_kinematics.cli.move_arm import build_parser, run
 
 
 @pytest.fixture(scope="module")
-def arm() -> Iterator[Harness]:
-    with ros_graph() as graph:
-        nodes = make_nodes(graph)
-        yield Harness(graph, nodes["hardware"])
+def arm(default_arm: Harness) -> Harness:
+    return default_arm
 
 
 def move_arm(*args: str) -> tuple[int, str]:

@@ -10,24 +10,13 @@ import math
 import threading
 
 import pytest
+from arm_2r import CONFIG, L1, L2, NAMES, first_index, line_points, tip_of
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from ros_helpers import ros_graph, wait_for
 from sensor_msgs.msg import JointState
-from test_trajectory_node import (
-    CONFIG,
-    L1,
-    L2,
-    NAMES,
-    Harness,
-    Result,
-    first_index,
-    goal,
-    line_points,
-    make_nodes,
-    tip_of,
-)
+from trajectory_harness import Harness, Result, goal, make_nodes
 
 from arm_kinematics.nodes.hardware_node import HardwareNode
 from arm_kinematics.nodes.ik.batch import solve_ik_batch

@@ -13,12 +13,10 @@ import math
 
 import numpy as np
 import pytest
-from builtin_interfaces.msg import Duration
-from geometry_msgs.msg import Pose
-from test_trajectory_node import tip_of
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from arm_2r import CONFIG, L1, L2, LIMITS, distance_to_polyline, passes_every_corner, tip_of
+from trajectory_harness import joint_trajectory, poses
 
-from arm_kinematics.config import ArmConfig, MountConfig
+from arm_kinematics.config import MountConfig
 from arm_kinematics.kinematics import IkAnswers, PlanOptions, chain_solver
 from arm_kinematics.kinematics.planning.timed_joint_path import TimedJointPath
 from arm_kinematics.nodes.messages import joint_state
@@ -35,67 +33,10 @@ from arm_kinematics.nodes.trajectory.poses import ToolPoses
 from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK
 
-CONFIG = ArmConfig.from_file()
 ARM = CONFIG.make_arm()
 NAMES = CONFIG.joint_names
-L1, L2 = CONFIG.link_lengths
-LIMITS = np.asarray(CONFIG.max_velocities)
 HOME = tuple(CONFIG.home)
 Response = PlanCartesianPath.Response
-
-
-def distance_to_polyline(point, corners) -> float:
-    """Distance (m) from (x, y) to the nearest of the segments between `corners`."""
-    p = np.asarray(point, dtype=float)
-    best = math.inf
-    for a, b in itertools.pairwise(corners):
-        a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-        t = np.clip(np.dot(p - a_, b_ - a_) / np.dot(b_ - a_, b_ - a_), 0.0, 1.0)
-        best = min(best, float(np.linalg.norm(p - (a_ + t * (b_ - a_)))))
-    return best
-
-
-def passes_every_corner(tips, corners, acceleration=0.3, period=0.02) -> bool:
-    """Whether the tool passes every inner corner of the polyline through `corners` close
-    enough: at most at the speed whose change of direction keeps 0.9 of the tool's
-    `acceleration` (m/s^2) over a `period` (s), so a setpoint within a period's travel at it."""
-    for before, corner, after in zip(corners, corners[1:], corners[2:], strict=False):
-        turn = np.linalg.norm(
-            np.subtract(after, corner) / math.dist(after, corner)
-            - np.subtract(corner, before) / math.dist(corner, before)
-        )
-        passing = 0.9 * acceleration * period / turn
-        if min(math.dist(t, corner) for t in tips) > passing * period + 1e-9:
-            return False
-    return True
-
-
-def poses(points) -> list[Pose]:
-    """Poses at (x, y) or (x, y, z) points (m), orientation the identity."""
-    result = []
-    for point in points:
-        pose = Pose()
-        pose.position.x, pose.position.y = point[0], point[1]
-        pose.position.z = point[2] if len(point) > 2 else 0.0
-        pose.orientation.w = 1.0
-        result.append(pose)
-    return result
-
-
-def message(names, points, at_rest=False) -> JointTrajectory:
-    """A JointTrajectory of (time s, positions rad) points, as a planner sends it; `at_rest`:
-    every point with velocities 0 (a cubic from rest to rest between two points)."""
-    msg = JointTrajectory(joint_names=list(names))
-    for time, positions in points:
-        sec, nanosec = divmod(round(time * 1e9), 1_000_000_000)
-        msg.points.append(
-            JointTrajectoryPoint(
-                positions=list(positions),
-                velocities=[0.0] * len(positions) if at_rest else [],
-                time_from_start=Duration(sec=sec, nanosec=nanosec),
-            )
-        )
-    return msg
 
 
 def linear(target=(0.12, 0.05), speed=0.05, max_step=0.001, waypoints=()) -> Move:
@@ -120,7 +61,9 @@ def within_limits(start, setpoints, period) -> bool:
 
 
 def test_a_trajectory_with_shuffled_names_is_checked_from_the_current_pose_in_the_arm_order():
-    msg = message(["elbow", "shoulder"], [(0.5, (0.6, 0.2)), (1.25, (0.3, 0.4))], at_rest=True)
+    msg = joint_trajectory(
+        ["elbow", "shoulder"], [(0.5, (0.6, 0.2)), (1.25, (0.3, 0.4))], at_rest=True
+    )
     trajectory = TrajectoryMove.from_message(msg)
     assert trajectory.times == (0.5, 1.25)
     path = trajectory.check(CONFIG, HOME)
@@ -133,10 +76,9 @@ def test_a_trajectory_with_shuffled_names_is_checked_from_the_current_pose_in_th
     assert within_limits(HOME, setpoints, 0.02)
     # The same points without velocities: at rest at point 0, then at once at 0.27 rad/s.
     with pytest.raises(Refusal, match=r"^point 0 \(0.50 s\): joint elbow accelerates at 18.5 "):
-        TrajectoryMove.from_message(message(msg.joint_names, [(0.5, (0.6, 0.2)),
-                                                             (1.25, (0.3, 0.4))])).check(
-            CONFIG, HOME
-        )  # fmt: skip
+        TrajectoryMove.from_message(
+            joint_trajectory(msg.joint_names, [(0.5, (0.6, 0.2)), (1.25, (0.3, 0.4))])
+        ).check(CONFIG, HOME)
 
 
 @pytest.mark.parametrize(
@@ -165,12 +107,12 @@ def test_a_trajectory_that_breaks_a_rule_is_refused_naming_the_point_and_joint(
     names, points, reason
 ):
     with pytest.raises(Refusal) as refused:
-        TrajectoryMove.from_message(message(names, points)).check(CONFIG, HOME)
+        TrajectoryMove.from_message(joint_trajectory(names, points)).check(CONFIG, HOME)
     assert reason in refused.value.message
 
 
 def test_a_trajectory_without_a_start_pose_is_refused():
-    trajectory = TrajectoryMove.from_message(message(NAMES, [(1.0, HOME)]))
+    trajectory = TrajectoryMove.from_message(joint_trajectory(NAMES, [(1.0, HOME)]))
     with pytest.raises(Refusal, match=r"^no joint_states within"):
         trajectory.check(CONFIG, None)
 
@@ -178,7 +120,7 @@ def test_a_trajectory_without_a_start_pose_is_refused():
 def test_a_trajectory_and_a_goal_preempt_each_other_and_an_empty_one_stops_the_running_one():
     admission = Admission()
     goal = admission.admit(b"1", linear())
-    trajectory = TrajectoryMove.from_message(message(NAMES, [(1.0, HOME)]))
+    trajectory = TrajectoryMove.from_message(joint_trajectory(NAMES, [(1.0, HOME)]))
     first = admission.admit(b"2", trajectory, "joint trajectory")
     assert goal.stop_status == Result.PREEMPTED
     assert goal.stop_reason == "preempted by a newer joint trajectory"

@@ -8,289 +8,40 @@ Forward kinematics in these tests is written out independently of the code under
 from __future__ import annotations
 
 import math
-import threading
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
 from action_msgs.msg import GoalStatus
+from arm_2r import (
+    CONFIG,
+    L1,
+    L2,
+    LIMITS,
+    NAMES,
+    PERIOD,
+    TOOL_ACCELERATION,
+    TOOL_SHARE,
+    check_stream,
+    distance_to_line,
+    first_index,
+    line_points,
+    tip_of,
+    trapezoid_distances,
+)
 from geometry_msgs.msg import PointStamped
-from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile
-from ros_helpers import RosGraph, ros_graph, wait_for
-from sensor_msgs.msg import JointState
-from visualization_msgs.msg import Marker, MarkerArray
+from ros_helpers import ros_graph, wait_for
+from trajectory_harness import Goal, Harness, Result, goal
+from visualization_msgs.msg import Marker
 
-from arm_kinematics.config import ArmConfig
-from arm_kinematics.nodes.hardware_node import HardwareNode
-from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics.nodes.trajectory_node import TrajectoryNode, status_name
-from arm_kinematics.rclpy_compat.action_client import ActionClient
-from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.srv import SolveIK
 
-Result = MoveArm.Result
-Goal = MoveArm.Goal
-CONFIG = ArmConfig.from_file()
-NAMES = list(CONFIG.joint_names)
-L1, L2 = CONFIG.link_lengths
-PERIOD = 1.0 / CONFIG.trajectory.command_rate_hz
-LIMITS = np.asarray(CONFIG.max_velocities)
-ACCELERATIONS = np.asarray(CONFIG.max_accelerations)
-TOOL_ACCELERATION = CONFIG.trajectory.max_tool_acceleration
 DEG = math.radians
-#: The tool's own timing keeps this share of its speed and acceleration limits
-#: (kinematics/planning/path_timing.py, TOOL_HEADROOM).
-TOOL_SHARE = 0.999
-
-
-def trapezoid_distances(length: float, speed: float, acceleration: float) -> np.ndarray:
-    """How far along a line of `length` (m) the tool is at every period of the fastest motion
-    from rest to rest at most at `speed` (m/s) and `acceleration` (m/s^2), the end last."""
-    rise = speed / acceleration
-    if length < speed * rise:  # a triangle: never at full speed
-        rise = math.sqrt(length / acceleration)
-    peak = acceleration * rise
-    cruise = (length - peak * rise) / peak
-    total = 2 * rise + cruise
-    t = np.arange(1, math.ceil(total / PERIOD - 1e-9) + 1) * PERIOD
-    up = 0.5 * acceleration * t**2
-    flat = 0.5 * peak * rise + peak * (t - rise)
-    down = length - 0.5 * acceleration * np.maximum(total - t, 0.0) ** 2
-    distances = np.where(t < rise, up, np.where(t < rise + cruise, flat, down))
-    distances[-1] = length
-    return distances
-
-
-def check_stream(start, commands, tool_line=None) -> None:
-    """The commands as the servos get them, with the rest before and after: every joint's
-    velocity and acceleration (finite differences at the command period) within its limits,
-    and with a `tool_line` (a, b) every tip on it within 1e-6 m and the tool's acceleration
-    within its limit."""
-    joints = np.array([list(start)] + [list(c.position) for c in commands])
-    stream = np.vstack((joints[:1], joints, joints[-1:], joints[-1:]))
-    velocity = np.abs(np.diff(stream, axis=0)) / PERIOD
-    acceleration = np.abs(np.diff(stream, n=2, axis=0)) / PERIOD**2
-    assert np.all(velocity <= LIMITS * (1 + 1e-9))
-    assert np.all(acceleration <= ACCELERATIONS * (1 + 1e-9))
-    if tool_line is not None:
-        tips = np.array([tip_of(q) for q in stream])
-        assert distance_to_line(tips, *tool_line).max() < 1e-6
-        tool = np.linalg.norm(np.diff(tips, n=2, axis=0), axis=1) / PERIOD**2
-        assert tool.max() <= TOOL_ACCELERATION * (1 + 1e-6)
-
-
-def tip_of(joints) -> tuple[float, float]:
-    """Tip (x, y) of the 2R arm: the sum of the two link vectors."""
-    q1, q2 = joints
-    return (
-        L1 * math.cos(q1) + L2 * math.cos(q1 + q2),
-        L1 * math.sin(q1) + L2 * math.sin(q1 + q2),
-    )
-
-
-def distance_to_line(points, a, b) -> np.ndarray:
-    """Distance of each (x, y) to the infinite line through a and b."""
-    a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    direction = (b_ - a_) / np.linalg.norm(b_ - a_)
-    rel = np.asarray(points, dtype=float) - a_
-    return np.abs(rel[:, 0] * direction[1] - rel[:, 1] * direction[0])
-
-
-def goal(x: float, y: float, **fields) -> MoveArm.Goal:
-    message = Goal(**{"mode": Goal.LINEAR, **fields})
-    message.target.header.frame_id = CONFIG.base_frame
-    message.target.pose.position.x = x
-    message.target.pose.position.y = y
-    message.target.pose.orientation.w = 1.0
-    return message
-
-
-@dataclass
-class Outcome:
-    result: MoveArm.Result
-    status: int  # action_msgs GoalStatus
-    feedback: list = field(default_factory=list)
-    commands: list = field(default_factory=list)  # joint_commands received during the goal
-    elapsed: float = 0.0
-
-
-class Harness:
-    """An action client plus listeners on joint_commands, joint_states and the markers."""
-
-    def __init__(self, graph: RosGraph, hardware: HardwareNode | None, namespace: str = "") -> None:
-        self.graph = graph
-        self.hardware = hardware
-        self.node = graph.node("trajectory_test_client", namespace=namespace)
-        self.lock = threading.Lock()
-        self.commands: list[JointState] = []
-        self.states: list[JointState] = []
-        self.markers: list[MarkerArray] = []
-        self.node.create_subscription(JointState, "joint_commands", self._on_command, 1000)
-        self.node.create_subscription(JointState, "joint_states", self._on_state, 100)
-        self.node.create_subscription(
-            MarkerArray,
-            "trajectory_markers",
-            self._on_markers,
-            QoSProfile(depth=5, durability=DurabilityPolicy.TRANSIENT_LOCAL),
-        )
-        self.client = ActionClient(self.node, MoveArm, "move_arm")
-        self.clicked = self.node.create_publisher(PointStamped, "clicked_point", 10)
-        wait_for(lambda: self.client.wait_for_server(timeout_sec=0.1), what="move_arm server")
-        wait_for(
-            lambda: self.node.count_publishers("joint_commands") > 0,
-            what="joint_commands publisher matched",
-        )
-
-    def _on_command(self, msg: JointState) -> None:
-        with self.lock:
-            self.commands.append(msg)
-
-    def _on_state(self, msg: JointState) -> None:
-        with self.lock:
-            self.states.append(msg)
-
-    def _on_markers(self, msg: MarkerArray) -> None:
-        with self.lock:
-            self.markers.append(msg)
-
-    def command_count(self) -> int:
-        with self.lock:
-            return len(self.commands)
-
-    def send(self, message: MoveArm.Goal, feedback=None):
-        """Send a goal and return its client goal handle once accepted."""
-        future = self.client.send_goal_async(message, feedback_callback=feedback)
-        wait_for(future.done, what="goal response")
-        handle = future.result()
-        assert handle.accepted
-        return handle
-
-    def run(self, message: MoveArm.Goal, timeout: float = 60.0) -> Outcome:
-        """Send a goal, wait for its result; the commands and feedback it produced."""
-        feedback: list = []
-        before = self.command_count()
-        started = time.monotonic()
-        handle = self.send(message, feedback=lambda m: feedback.append(m.feedback))
-        response = self.wait_result(handle, timeout)
-        elapsed = time.monotonic() - started
-        if response.result.status == Result.SUCCEEDED:
-            # The result can overtake the last setpoints on their way to this listener.
-            final = tuple(response.result.final_joints.position)
-
-            def last_setpoint_seen() -> bool:
-                with self.lock:
-                    return (
-                        len(self.commands) > before and tuple(self.commands[-1].position) == final
-                    )
-
-            wait_for(last_setpoint_seen, what="the goal's last setpoint on joint_commands")
-        with self.lock:
-            commands = self.commands[before:]
-        return Outcome(response.result, response.status, feedback, commands, elapsed)
-
-    @staticmethod
-    def wait_result(handle, timeout: float = 60.0):
-        future = handle.get_result_async()
-        wait_for(future.done, timeout, "goal result")
-        return future.result()
-
-    def latest_joints(self) -> tuple[float, ...]:
-        """The positions of the latest joint_states (waiting for the first one)."""
-
-        def latest():
-            with self.lock:
-                return tuple(self.states[-1].position) if self.states else None
-
-        return wait_for(latest, what="joint_states")
-
-    def wait_until_at(self, joints, tolerance: float) -> tuple[float, ...]:
-        """Wait until joint_states are within `tolerance` (rad) of `joints`, and check that
-        the arm then stays there for 3 more joint_states; the positions."""
-        target = np.asarray(joints, dtype=float)
-
-        def there(index: int | None = None):
-            with self.lock:
-                if not self.states:
-                    return None
-                state = self.states[-1 if index is None else index]
-            positions = np.asarray(state.position)
-            return tuple(positions) if np.abs(positions - target).max() <= tolerance else None
-
-        reached = wait_for(there, what=f"the arm at {np.round(target, 6).tolist()}")
-        with self.lock:
-            seen = len(self.states)
-        wait_for(lambda: len(self.states) >= seen + 3, what="3 more joint_states")
-        for index in range(seen, seen + 3):
-            assert there(index), "the arm moved on"
-        return reached
-
-    def wait_until_tip(self, x: float, y: float, tolerance: float) -> tuple[float, ...]:
-        """Wait until the tool of joint_states is within `tolerance` (m) of (x, y), and the
-        last joint_commands setpoint is the one on (x, y) (a motion's last setpoints creep up
-        on its goal from rest: one may be within `tolerance` before the last); joints."""
-
-        def sent():
-            with self.lock:
-                last = self.commands[-1] if self.commands else None
-            return last is not None and math.dist(tip_of(last.position), (x, y)) <= 1e-9
-
-        def there():
-            joints = self.latest_joints()
-            return joints if math.dist(tip_of(joints), (x, y)) <= tolerance and sent() else None
-
-        return wait_for(there, what=f"the tool at ({x}, {y})")
-
-    def move_to(self, x: float, y: float) -> tuple[float, ...]:
-        """Bring the tool to (x, y) with a fast JOINT move; the joints once it is there."""
-        outcome = self.run(goal(x, y, mode=Goal.JOINT, speed=1.0))
-        assert outcome.result.status == Result.SUCCEEDED, outcome.result.message
-        return self.wait_until_at(outcome.result.final_joints.position, 1e-9)
-
-    def assert_no_command_after(self, count: int) -> None:
-        """No joint_commands since `count`, checked after the hardware published 5 more
-        joint_states (the graph has been running for a while after the result)."""
-        with self.lock:
-            seen = len(self.states)
-        wait_for(lambda: len(self.states) >= seen + 5, what="5 more joint_states")
-        with self.lock:
-            extra = self.commands[count:]
-        assert extra == [], f"{len(extra)} joint_commands were sent"
-
-    def latest_markers(self) -> MarkerArray:
-        with self.lock:
-            return self.markers[-1]
-
-
-#: joint_states at 25 Hz instead of 50: every node of these tests shares one process and one
-#: rclpy executor, which on 2 cores slips into a busy loop under ~300 callbacks a second
-#: (rclpy 7.1, see the report); the setpoints still stream at the configured 50 Hz.
-TEST_OVERRIDES = (("hardware.publish_rate_hz", 25.0),)
-
-
-def make_nodes(graph: RosGraph, *, ik=True, hardware=True, overrides=(), namespace="") -> dict:
-    """The nodes of one arm; a `namespace` keeps a second arm in the same process (and DDS
-    domain) apart from the first."""
-    params = [Parameter(name, value=value) for name, value in (*TEST_OVERRIDES, *overrides)]
-    common = {"context": graph.context, "parameter_overrides": params, "namespace": namespace}
-    nodes = {}
-    if ik:
-        nodes["ik"] = graph.add(IkNode(**common))
-    if hardware:
-        nodes["hardware"] = graph.add(HardwareNode(**common))
-    nodes["trajectory"] = graph.add(TrajectoryNode(**common))
-    return nodes
 
 
 @pytest.fixture(scope="module")
-def arm() -> Iterator[Harness]:
-    with ros_graph() as graph:
-        nodes = make_nodes(graph)
-        harness = Harness(graph, nodes["hardware"])
-        harness.trajectory = nodes["trajectory"]
-        yield harness
+def arm(default_arm: Harness) -> Harness:
+    return default_arm
 
 
 # --- a straight line that works ------------------------------------------------------------------
@@ -364,25 +115,6 @@ def test_joint_mode_reaches_the_goal_with_the_tool_off_the_straight_line(arm):
 
 
 # --- plans that fail before anything moves --------------------------------------------------------
-
-
-def first_index(points, predicate) -> int:
-    return next(i for i, p in enumerate(points) if predicate(p))
-
-
-def line_points(start, target, speed=0.05) -> list[tuple[float, float]]:
-    """The planned points of a line at the default 1 mm step and `speed`: where the tool's own
-    timing puts its setpoints (under 1 mm apart)."""
-    length = math.dist(start, target)
-    distances = trapezoid_distances(length, speed * TOOL_SHARE, TOOL_ACCELERATION * TOOL_SHARE)
-    assert np.diff(np.concatenate(([0.0], distances))).max() <= 0.001
-    return [
-        (
-            start[0] + d / length * (target[0] - start[0]),
-            start[1] + d / length * (target[1] - start[1]),
-        )
-        for d in distances.tolist()
-    ]
 
 
 @pytest.mark.parametrize(

@@ -16,23 +16,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from geometry_msgs.msg import PointStamped
-from rcl_interfaces.msg import Log
-from ros_helpers import ros_graph, wait_for
-from test_ik_node_frames import urdf_origin
-from test_trajectory_inputs import distance_to_polyline, passes_every_corner, poses
-from test_trajectory_inputs import message as trajectory
-from test_trajectory_node import (
+from arm_2r import (
     CONFIG,
     NAMES,
     PERIOD,
-    Harness,
     check_stream,
-    goal,
-    make_nodes,
+    distance_to_polyline,
+    passes_every_corner,
     tip_of,
 )
+from geometry_msgs.msg import PointStamped
+from rcl_interfaces.msg import Log
+from ros_helpers import ros_graph, wait_for
+from trajectory_harness import Harness, goal, joint_trajectory, make_nodes, poses
 from trajectory_msgs.msg import JointTrajectory
+from urdf_chain import urdf_origin
 
 from arm_kinematics.bridge.convert import from_json
 from arm_kinematics_interfaces.action import MoveArm
@@ -91,7 +89,7 @@ class Inputs(Harness):
         start = np.array(self.move_to(0.16, 0.0))
         before = self.command_count()
         logs = self.log_count()
-        self.planner.publish(trajectory(NAMES, [(3.0, start + np.array((0.5, -0.5)))]))
+        self.planner.publish(joint_trajectory(NAMES, [(3.0, start + np.array((0.5, -0.5)))]))
         wait_for(lambda: self.command_count() >= before + 10, what="the trajectory streaming")
         return before, logs
 
@@ -126,7 +124,7 @@ def test_a_planner_trajectory_with_shuffled_names_is_streamed_and_the_arm_ends_o
     # elbow first, as a planner with another joint order sends it; at rest at each point (a
     # cubic between two points: at most 6 dq / dt^2 = 4.9 rad/s^2, within 480 deg/s^2).
     points = [(0.7, middle[::-1]), (1.1, last[::-1])]
-    arm.planner.publish(trajectory(["elbow", "shoulder"], points, at_rest=True))
+    arm.planner.publish(joint_trajectory(["elbow", "shoulder"], points, at_rest=True))
     arm.wait_until_at(last, 1e-9)
     arm.wait_log("joint trajectory SUCCEEDED", logs)
     sent = arm.sent_since(before)
@@ -170,7 +168,7 @@ def test_a_trajectory_that_breaks_a_rule_is_refused_with_one_log_line_and_nothin
     arm.move_to(0.16, 0.0)
     before = arm.command_count()
     logs = arm.log_count()
-    arm.planner.publish(trajectory(names, points))
+    arm.planner.publish(joint_trajectory(names, points))
     refused = arm.wait_log("joint trajectory refused", logs)
     for part in line if isinstance(line, tuple) else (line,):
         assert part in refused[0]
@@ -200,7 +198,7 @@ def test_a_trajectory_preempts_a_running_goal(arm):
     wait_for(lambda: len(feedback) >= 5, what="the goal streaming")
     now = np.array(arm.latest_joints())
     last = now + np.array((-0.4, 0.3))
-    arm.planner.publish(trajectory(NAMES, [(1.0, last)]))
+    arm.planner.publish(joint_trajectory(NAMES, [(1.0, last)]))
     response = arm.wait_result(running)
     assert response.result.status == Result.PREEMPTED
     assert response.result.message.startswith("preempted by a newer joint trajectory")

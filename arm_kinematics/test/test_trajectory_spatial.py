@@ -3,7 +3,7 @@ shoulder, elbow, wrist pitch, wrist roll, gripper) against the real IkNode, Hard
 and TrajectoryNode in one process, through rclpy clients.
 
 The tool point of every streamed setpoint is computed from the URDF's joint chain (parsed
-independently of the code under test, `test_urdf.UrdfChain`), so a straight line in 3D is
+independently of the code under test, `urdf_chain.UrdfChain`), so a straight line in 3D is
 checked against the description RViz draws, not against the planner's own forward kinematics.
 """
 
@@ -18,17 +18,16 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 import transforms3d
+from arm_2r import passes_every_corner
+from desk_kit import CHAIN, CONFIG, CONFIG_FILE, NAMES, arm_joints, tip_of, tool_pitch
 from geometry_msgs.msg import PointStamped, Pose
 from rclpy.parameter import Parameter
-from ros_helpers import PACKAGE_DIR, ros_graph, wait_for, wait_for_future
-from test_trajectory_inputs import passes_every_corner
-from test_trajectory_node import TEST_OVERRIDES, Harness
-from test_urdf import UrdfChain
+from ros_helpers import ros_graph, wait_for, wait_for_future
+from trajectory_harness import TEST_OVERRIDES, Harness
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from arm_kinematics.cli.move_arm import run as move_arm_run
-from arm_kinematics.config import ArmConfig, load_parameters_file
-from arm_kinematics.description import robot_description
+from arm_kinematics.config import load_parameters_file
 from arm_kinematics.nodes.hardware_node import HardwareNode
 from arm_kinematics.nodes.ik_node import IkNode
 from arm_kinematics.nodes.trajectory_node import TrajectoryNode
@@ -39,27 +38,7 @@ pytestmark = pytest.mark.ros
 
 Goal = MoveArm.Goal
 Result = MoveArm.Result
-CONFIG_FILE = PACKAGE_DIR / "config" / "arm_desk_kit.yaml"
-CONFIG = ArmConfig.from_file(CONFIG_FILE)
-NAMES = list(CONFIG.joint_names)
 NAMESPACE = "kit"
-CHAIN = UrdfChain(robot_description(CONFIG_FILE), CONFIG.base_frame, CONFIG.tip_frame)
-
-
-def tip_of(joints) -> np.ndarray:
-    """The tool point (x, y, z, m, base frame) of the URDF's chain at the arm joints."""
-    return CHAIN.tip_transform(list(joints))[:3, 3]
-
-
-def tool_pitch(joints) -> float:
-    """The tool axis's angle above the horizontal (rad), from the URDF chain."""
-    axis = CHAIN.tip_transform(list(joints))[:3, 0]
-    return math.atan2(axis[2], math.hypot(axis[0], axis[1]))
-
-
-def arm_joints(state_positions, names) -> list[float]:
-    by_name = dict(zip(names, state_positions, strict=True))
-    return [by_name[name] for name in NAMES]
 
 
 def distance_to_segment(points: np.ndarray, a, b) -> np.ndarray:

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import re
 import shlex
-import socket
 import threading
 
 import aiohttp
+from bridge_client import REACHABLE, Client, run, solve_ik_call
 from ros_helpers import (
     DEFAULT_TIMEOUT_S,
     PACKAGE_DIR,
+    free_port,
     installed_executable,
     start_node_process,
     stop_process,
     wait_for,
 )
-from test_web_bridge_protocol import REACHABLE, Client, run, solve_ik_call
 
 from arm_kinematics_interfaces.srv import SolveIK
 
@@ -36,12 +36,6 @@ def guide_bringup_lines() -> list[list[str]]:
     section = section[: section.index("\n## ", 5)]
     lines = [line.split(" #", 1)[0] for line in section.splitlines()]
     return [shlex.split(line)[1:] for line in lines if re.match(r"bringup --namespace", line)]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_two_bringups_as_the_guide_starts_them_each_serve_their_page() -> None:

@@ -5,7 +5,6 @@ No node and no graph here: the message classes are used as data, as the bridge u
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import math
@@ -14,6 +13,7 @@ import pytest
 from builtin_interfaces.msg import Duration, Time
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped
+from manual_clock import ManualLoop
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ByteMultiArray, String, UInt8MultiArray
 from unique_identifier_msgs.msg import UUID
@@ -438,21 +438,17 @@ def test_token_bucket_allows_the_burst_then_the_rate() -> None:
 
 
 def _run_throttle(throttle_rate_ms: int, queue_length: int, offers: list[float]) -> list[str]:
-    """Offer messages at the given loop times; return what was sent, in order."""
-
-    async def scenario() -> list[str]:
-        loop = asyncio.get_running_loop()
-        sent: list[str] = []
-        throttle = Throttle(sent.append, throttle_rate_ms, queue_length, loop, clock=loop.time)
-        start = loop.time()
-        for i, at in enumerate(offers):
-            await asyncio.sleep(max(0.0, start + at - loop.time()))
-            throttle.offer(str(i))
-        await asyncio.sleep(0.05 + queue_length * throttle_rate_ms / 1000)
-        throttle.close()
-        return sent
-
-    return asyncio.run(scenario())
+    """Offer messages at the given times (s), on a clock that moves only from one offer to the
+    next; return what was sent, in order, once the queue has had time to drain."""
+    loop = ManualLoop()
+    sent: list[str] = []
+    throttle = Throttle(sent.append, throttle_rate_ms, queue_length, loop, clock=loop.time)
+    for i, at in enumerate(offers):
+        loop.advance_to(at)
+        throttle.offer(str(i))
+    loop.advance_to(offers[-1] + (queue_length + 1) * throttle_rate_ms / 1000)
+    throttle.close()
+    return sent
 
 
 def test_throttle_without_a_queue_drops_what_comes_within_the_window() -> None:

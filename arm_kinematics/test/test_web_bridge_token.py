@@ -19,6 +19,7 @@ import stat
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,9 @@ import aiohttp
 import pytest
 from ros_helpers import (
     DEFAULT_TIMEOUT_S,
+    at_once,
     installed_executable,
+    run_to_exit,
     start_node_process,
     stop_process,
     wait_for,
@@ -329,9 +332,7 @@ def failed_start(*parameters: str) -> tuple[int, str]:
     arguments = ["--ros-args", "-p", "port:=0"]
     for parameter in parameters:
         arguments += ["-p", parameter]
-    process = start_node_process(installed_executable("web_bridge"), *arguments)
-    output, _ = process.communicate(timeout=DEFAULT_TIMEOUT_S)
-    return process.returncode, output
+    return run_to_exit("web_bridge", *arguments)
 
 
 def token_file(folder: Path, text: str, mode: int) -> Path:
@@ -341,21 +342,39 @@ def token_file(folder: Path, text: str, mode: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize(
-    ("text", "mode", "error"),
-    [
-        ("s3cret-token-of-the-arm-1234567890", 0o644, "mode 0644 lets group or others read"),
-        ("s3cret-token-of-the-arm-1234567890", 0o620, "mode 0620 lets group or others"),
-        ("", 0o600, "empty"),
-        ("short", 0o600, "5 characters, at least 16"),
-        (None, 0o600, "No such file or directory"),
-    ],
-)
+UNUSABLE_TOKEN_FILES = [  # (its text or None for no file, its mode, the error named)
+    ("s3cret-token-of-the-arm-1234567890", 0o644, "mode 0644 lets group or others read"),
+    ("s3cret-token-of-the-arm-1234567890", 0o620, "mode 0620 lets group or others"),
+    ("", 0o600, "empty"),
+    ("short", 0o600, "5 characters, at least 16"),
+    (None, 0o600, "No such file or directory"),
+]
+
+
+@pytest.fixture(scope="module")
+def unusable_token_file_starts(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[tuple[str | None, int], tuple[Path, int, str]]:
+    """web_bridge on each of UNUSABLE_TOKEN_FILES, all started at once (their start-ups
+    overlap): (the file, exit code, output) by (text, mode)."""
+    paths = []
+    for text, mode, _ in UNUSABLE_TOKEN_FILES:
+        folder = tmp_path_factory.mktemp("token")
+        paths.append(folder / "token" if text is None else token_file(folder, text, mode))
+    starts = at_once(
+        *(partial(failed_start, "host:=0.0.0.0", f"token_file:={path}") for path in paths)
+    )
+    return {
+        (text, mode): (path, *start)
+        for (text, mode, _), path, start in zip(UNUSABLE_TOKEN_FILES, paths, starts, strict=True)
+    }
+
+
+@pytest.mark.parametrize(("text", "mode", "error"), UNUSABLE_TOKEN_FILES)
 def test_an_unusable_token_file_stops_the_node_with_one_line_and_exit_2(
-    tmp_path: Path, text: str | None, mode: int, error: str
+    unusable_token_file_starts, text: str | None, mode: int, error: str
 ) -> None:
-    path = tmp_path / "token" if text is None else token_file(tmp_path, text, mode)
-    code, output = failed_start("host:=0.0.0.0", f"token_file:={path}")
+    path, code, output = unusable_token_file_starts[text, mode]
     assert code == 2, output
     fatal = [line for line in output.splitlines() if "FATAL" in line]
     assert len(fatal) == 1, output

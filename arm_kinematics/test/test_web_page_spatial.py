@@ -4,7 +4,7 @@ real pointer events, against a running bringup (simulated servos) and its web br
 
 Every check compares what the page shows with what the ROS graph says: solve_ik and compute_fk
 called with rclpy for the same target and joints, the gripper's joint and the arm's end pose
-from joint_states, the tool point from the URDF's joint chain (test_urdf.UrdfChain, parsed
+from joint_states, the tool point from the URDF's joint chain (urdf_chain.UrdfChain, parsed
 independently of the page). Waits are for conditions, never sleeps. Screenshots go to
 tmp/test-artifacts/. The module's page is shared, so the order of the tests matters.
 """
@@ -22,7 +22,7 @@ import transforms3d
 from rclpy.qos import qos_profile_sensor_data
 from ros_helpers import PACKAGE_DIR, RosGraph, ros_graph, wait_for
 from sensor_msgs.msg import JointState
-from test_urdf import UrdfChain
+from urdf_chain import UrdfChain
 from web_stack import (
     Page,
     Stack,

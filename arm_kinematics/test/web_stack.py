@@ -35,7 +35,11 @@ URL_LINE = re.compile(r"(http://127\.0\.0\.1:\d+/)")
 class Stack:
     """A bringup process with its web bridge on a free port; its output kept for messages."""
 
-    def __init__(self, config: Path, port: int = 0, namespace: str = "") -> None:
+    def __init__(
+        self, config: Path, port: int = 0, namespace: str = "", ros_args: tuple[str, ...] = ()
+    ) -> None:
+        """bringup on `config`; `ros_args` are its nodes' parameters, as `--ros-args -p
+        node:name:=value ...` gives them."""
         self.config = config
         self.arm = ArmConfig.from_file(config).make_arm()
         self.lines: list[str] = []
@@ -47,6 +51,7 @@ class Stack:
             "--web-port",
             str(port),
             *namespace_args,
+            *(("--ros-args", *ros_args) if ros_args else ()),
         )
         threading.Thread(target=self._read, daemon=True).start()
         self.url = wait_for(self._url, what="the web bridge's URL in bringup's output")
