@@ -26,9 +26,11 @@ from control_msgs.action import FollowJointTrajectory
 from ik_clients import Clients, target
 from rcl_interfaces.msg import Log
 from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile
 from ros_helpers import PACKAGE_DIR, RosGraph, ros_graph, wait_for
 from trajectory_harness import Goal, Harness, Result, joint_trajectory, poses
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from visualization_msgs.msg import Marker, MarkerArray
 
 from arm_kinematics.config import ArmConfig, default_config_path, load_parameters_file
 from arm_kinematics.nodes.hardware_node import HardwareNode
@@ -304,3 +306,26 @@ def wait_for_result(handle):
     future.add_done_callback(lambda _: done.set())
     assert done.wait(60.0), "no result"
     return future.result().result
+
+
+def test_ik_markers_carry_the_table_the_box_and_the_cells_the_envelope_removes(kit: Kit) -> None:
+    latched = QoSProfile(depth=2, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    markers: dict[str, Marker] = {}
+    lock = threading.Lock()
+
+    def on_markers(msg: MarkerArray) -> None:
+        with lock:
+            markers.update({m.ns: m for m in msg.markers})
+
+    kit.node.create_subscription(MarkerArray, "ik_markers", on_markers, latched)
+    wanted = {"envelope_table", "keep_out_boxes", "envelope_removed", "reachable_region"}
+    wait_for(lambda: wanted <= set(markers), what="the envelope and the region on ik_markers")
+    with lock:
+        table, boxes = markers["envelope_table"], markers["keep_out_boxes"]
+        removed = markers["envelope_removed"]
+    assert {p.z for p in table.points} == {0.0}
+    corners = {(p.x, p.y, p.z) for p in boxes.points}
+    assert len(boxes.points) == 24
+    assert corners == {(x, y, z) for x in BOX[0::3] for y in BOX[1::3] for z in BOX[2::3]}
+    # The vertical plane's cells below the table are removed (the plane drawn in x-z).
+    assert min(p.z for p in removed.points) < 0.0 < max(p.z for p in removed.points)
