@@ -18,16 +18,16 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
 from control_msgs.action import FollowJointTrajectory
+from desk_kit import with_keep_out_box
 from ik_clients import Clients, target
 from rcl_interfaces.msg import Log
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
-from ros_helpers import PACKAGE_DIR, RosGraph, ros_graph, wait_for
+from ros_helpers import RosGraph, ros_graph, wait_for
 from trajectory_harness import Goal, Harness, Result, joint_trajectory, poses
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from visualization_msgs.msg import Marker, MarkerArray
@@ -41,21 +41,11 @@ from arm_kinematics_interfaces.srv import PlanCartesianPath, SolveIK, SolveIKBat
 
 pytestmark = pytest.mark.ros
 
-KIT_FILE = PACKAGE_DIR / "config" / "arm_desk_kit.yaml"
 BOX = (0.11, 0.11, 0.15, 0.16, 0.16, 0.20)  # min x, y, z, max x, y, z (m)
 BOX_WORDS = "inside keep-out box 1 (x 0.11..0.16, y 0.11..0.16, z 0.15..0.2 m"
 TABLE_WORDS = "below the table (workspace.table_z_m = 0 m"
 PARTS = ("the tool point", "the fingertips", "the wrist", "the forearm", "the elbow")
 OUTSIDE = SolveIK.Response.OUTSIDE_WORKSPACE
-
-
-def kit_with_a_box(directory: Path) -> Path:
-    text = KIT_FILE.read_text()
-    box = ", ".join(f"{v:.3f}" for v in BOX)
-    text = text.replace("    workspace:\n", f"    workspace:\n      keep_out_boxes_m: [{box}]\n")
-    path = directory / "desk_kit_with_a_box.yaml"
-    path.write_text(text)
-    return path
 
 
 def sweep_arm_parameters() -> dict:
@@ -150,7 +140,7 @@ class Kit(Harness):
 
 @pytest.fixture(scope="module")
 def kit(tmp_path_factory) -> Iterator[Kit]:
-    path = kit_with_a_box(tmp_path_factory.mktemp("envelope"))
+    path = with_keep_out_box(tmp_path_factory.mktemp("envelope"), BOX)
     values = {**load_parameters_file(path), "hardware.publish_rate_hz": 25.0}
     with ros_graph() as graph:
         yield Kit(graph, values, "kit")
