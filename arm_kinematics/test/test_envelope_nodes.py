@@ -131,6 +131,24 @@ class Kit(Harness):
         by_name = dict(zip(state.name, state.position, strict=True))
         return [by_name[name] for name in self.config.joint_names]
 
+    def refused_joint_move(self, x: float, y: float, z: float) -> Result:
+        """A JOINT move to the position (x, y, z) (m, base frame), refused as leaving the
+        envelope on its way, with nothing moved; its result."""
+        before = self.command_count()
+        message = Goal(mode=Goal.JOINT, speed=1.0)
+        message.target.header.frame_id = "base_link"
+        position = message.target.pose.position
+        position.x, position.y, position.z = x, y, z
+        message.target.pose.orientation.w = 1.0
+        outcome = self.run(message)
+        result = outcome.result
+        assert result.status == Result.IK_FAILED, result.message
+        assert result.ik_status == OUTSIDE
+        assert "the joints' straight line to" in result.message
+        assert outcome.commands == []
+        self.assert_nothing_moved(before)
+        return result
+
     def assert_nothing_moved(self, count: int) -> None:
         """No joint_commands since `count` (`assert_no_command_after`) and joint_states still
         at home, where every test of this module starts and none moves the arm."""
@@ -212,25 +230,13 @@ def test_plan_cartesian_path_down_through_the_table_says_where(kit: Kit) -> None
 
 
 def test_a_joint_move_sweeping_through_a_box_is_refused_with_the_place(kit: Kit) -> None:
-    before = kit.command_count()
-    message = Goal(mode=Goal.JOINT, speed=1.0)
-    message.target.header.frame_id = "base_link"
-    message.target.pose.position.y, message.target.pose.position.z = 0.188, 0.175
-    message.target.pose.orientation.w = 1.0  # both ends clear of the box: the way is not
-    outcome = kit.run(message)
-    result = outcome.result
-    assert result.status == Result.IK_FAILED, result.message
-    assert result.ik_status == OUTSIDE
-    assert "the joints' straight line to" in result.message
+    result = kit.refused_joint_move(0.0, 0.188, 0.175)  # both ends clear of the box
     assert "23% of the way from the start" in result.message
     assert BOX_WORDS in result.message
     assert result.feasible_fraction == pytest.approx(0.23, abs=0.01)
-    assert outcome.commands == []
-    kit.assert_nothing_moved(before)
 
 
 def test_a_joint_move_sweeping_the_elbow_below_the_table_is_refused(sweep_arm: Kit) -> None:
-    before = sweep_arm.command_count()
     # From home (the tool at (-0.05, 0, 0.1634)) to the mirror image in front: the IK's closest
     # answer swings the upper arm from 120 to 60 deg below the horizontal, the forearm kept
     # straight up, so both ends hold the elbow 0.0634 m high and halfway it is at 0.05 m: its
@@ -239,21 +245,12 @@ def test_a_joint_move_sweeping_the_elbow_below_the_table_is_refused(sweep_arm: K
     end = sweep_arm.ik.solve(target(0.05, 0.0, z=z))
     assert end.status == SolveIK.Response.OK, end.message  # the end alone is inside
     assert list(end.solution.position) == pytest.approx([0.0, math.radians(-60), math.radians(150)])
-    message = Goal(mode=Goal.JOINT, speed=1.0)
-    message.target.header.frame_id = "base_link"
-    message.target.pose.position.x, message.target.pose.position.z = 0.05, z
-    outcome = sweep_arm.run(message)
-    result = outcome.result
-    assert result.status == Result.IK_FAILED, result.message
-    assert result.ik_status == OUTSIDE
-    assert "the joints' straight line to" in result.message
+    result = sweep_arm.refused_joint_move(0.05, 0.0, z)
     assert "the elbow would be" in result.message
     assert "below the table (workspace.table_z_m = 0.055 m" in result.message
     # The elbow's capsule reaches the table where sin(q1) = -0.9: 6.9% of the way.
     first = (math.degrees(math.asin(0.9)) - 60) / 60
     assert first <= result.feasible_fraction < first + 0.02
-    assert outcome.commands == []
-    sweep_arm.assert_nothing_moved(before)
 
 
 def yaw_turned(kit: Kit) -> tuple[float, ...]:
