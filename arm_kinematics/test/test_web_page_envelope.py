@@ -1,6 +1,7 @@
 """The workspace envelope on the page (issue 23 item 6), in a real browser: Debian's Chromium,
 headless, driven by Playwright with real pointer events, against a running bringup of the desk
-kit (simulated servos) whose params file adds one keep-out box to its table at z = 0.
+kit (simulated servos) whose params file adds one keep-out box to its table at z = 0; and the
+planar default arm with the box its arm.yaml shows commented out.
 
 The page solves nothing: the table and the box come from the IK node's latched ik_markers, the
 cells the envelope removes from its region, a refusal's words from its solve_ik answer. Every
@@ -15,19 +16,22 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from desk_kit import with_keep_out_box
+from ros_helpers import PACKAGE_DIR
 from web_stack import (
     Page,
     Stack,
     drag_in_view,
     headless_chromium,
+    open_page,
     open_spatial_page,
+    pixel_of,
     plane_pixel,
     screenshot,
     shown_status,
     view_pixel,
 )
 
-from arm_kinematics.kinematics.workspace import vertical_region
+from arm_kinematics.kinematics.workspace import reachable_region, vertical_region
 
 pytestmark = pytest.mark.ros
 
@@ -128,3 +132,37 @@ def test_a_target_dragged_below_the_table_is_refused_naming_the_constraint(page:
     assert "below the table (workspace.table_z_m = 0 m" in words
     assert page.locator("#side-target-mark.target-refused").count() == 1
     screenshot(page, "page-envelope-refused.png")
+
+
+# --- a planar arm: one view from above ----------------------------------------------------------
+
+PLANAR_BOX = (0.10, 0.12, -0.05, 0.20, 0.20, 0.05)  # arm.yaml's commented-out camera
+
+
+def test_a_planar_arm_s_page_draws_its_box_and_the_cells_it_removes(tmp_path) -> None:
+    text = (PACKAGE_DIR / "config" / "arm.yaml").read_text()
+    assert "      # keep_out_boxes_m: [0.10, 0.12, -0.05, 0.20, 0.20, 0.05]" in text
+    path = tmp_path / "arm_with_a_box.yaml"
+    path.write_text(text.replace("      # keep_out_boxes_m:", "      keep_out_boxes_m:", 1))
+    stack = Stack(path)
+    try:
+        with headless_chromium() as browser:
+            page = open_page(browser, stack.url)
+            page.wait_for_selector("#planar-keep-out-boxes", state="attached")
+            x0, y0, _, x1, y1, _ = PLANAR_BOX
+            left, top, right, bottom = bounds(page, "#planar-keep-out-boxes")
+            assert (left, bottom) == pytest.approx(pixel_of(page, x0, y0), abs=0.5)
+            assert (right, top) == pytest.approx(pixel_of(page, x1, y1), abs=0.5)
+            assert page.locator("#planar-table").count() == 0  # the arm is in its plane
+            region = reachable_region(stack.arm)
+            rectangles = np.asarray(region.rectangles(region.removed))
+            u_min, v_min = rectangles[:, :2].min(axis=0)
+            u_max, v_max = rectangles[:, 2:].max(axis=0)
+            left, top, right, bottom = bounds(page, "#region-envelope_removed path")
+            assert (left, top) == pytest.approx(pixel_of(page, u_min, v_max), abs=2)
+            assert (right, bottom) == pytest.approx(pixel_of(page, u_max, v_min), abs=2)
+            screenshot(page, "page-envelope-planar.png")
+            assert page.errors == []
+            page.close()
+    finally:
+        stack.stop()

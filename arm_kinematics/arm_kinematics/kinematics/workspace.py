@@ -245,7 +245,9 @@ def _region(
     # the singular poses).
     near_singular = (status == IkStatus.SINGULAR) if arm.n_joints < 3 else np.zeros_like(reachable)
     tips = near_singular_tips(arm, size)
-    singular = tips[arm.solve_many(tips[:, :2]).status == IkStatus.SINGULAR]
+    tip_answers = arm.solve_many(tips[:, :2])
+    kept = (tip_answers.status == IkStatus.SINGULAR) & ~_removed(tip_answers, envelope, arm_joints)
+    singular = tips[kept]
     rows = np.floor((singular[:, 1] - corner) / size).astype(int)
     columns = np.floor((singular[:, 0] - corner) / size).astype(int)
     inside = (rows >= 0) & (rows < count) & (columns >= 0) & (columns < count)
