@@ -246,7 +246,8 @@ def _region(
     near_singular = (status == IkStatus.SINGULAR) if arm.n_joints < 3 else np.zeros_like(reachable)
     tips = near_singular_tips(arm, size)
     tip_answers = arm.solve_many(tips[:, :2])
-    kept = (tip_answers.status == IkStatus.SINGULAR) & ~_removed(tip_answers, envelope, arm_joints)
+    singular = tip_answers.status == IkStatus.SINGULAR
+    kept = singular & ~_removed(tip_answers, envelope, arm_joints, among=singular)
     singular = tips[kept]
     rows = np.floor((singular[:, 1] - corner) / size).astype(int)
     columns = np.floor((singular[:, 0] - corner) / size).astype(int)
@@ -260,13 +261,15 @@ def _removed(
     answers: IkArrays,
     envelope: Envelope | None,
     arm_joints: Callable[[np.ndarray], np.ndarray],
+    among: np.ndarray | None = None,
 ) -> np.ndarray:
-    """(N,) bool: the rows the bare model solves whose choice and other elbow (where there is
-    one) both break `envelope` (all False without one)."""
+    """(N,) bool: the rows the bare model solves (`among` them, a mask; default all) whose
+    choice and other elbow (where there is one) both break `envelope` (all False without
+    one)."""
     removed = np.zeros(len(answers), dtype=bool)
     if envelope is None:
         return removed
-    solved = np.flatnonzero(answers.ok)
+    solved = np.flatnonzero(answers.ok if among is None else answers.ok & among)
     outside = solved[~envelope.check_many(arm_joints(answers.joints[solved])).ok]
     other = outside[answers.has_alternative[outside]]
     other_inside = other[envelope.check_many(arm_joints(answers.alternative[other])).ok]
