@@ -20,6 +20,13 @@ Measured, by the page itself (window.armStats, performance.now() in ms):
    three pitch joints and a wrist roll; three views redrawn per answer), dragging half of the
    moves in the top view (an arc: direction and reach) and half in the side view (a loop:
    reach and height). Targets (issue 19): p50 under 10 ms, p99 under 30 ms.
+5. Key-down to the live arm moving (issue 24): the jog box focused, an arrow key pressed with
+   the arm at rest in the middle of the band, from the keydown event to the first redraw of
+   the live arm at a new pose (the twist through the bridge, a new jog admitted by the
+   trajectory node, its first setpoint, the simulated servos' next joint_states, through the
+   bridge to the page, drawn at the next animation frame); within it, keydown to the twist
+   sent. The key is released at once and the arm left to come to rest before the next press,
+   the direction alternating. Beside one command period (20 ms); no target set by the issue.
 
 The machine is shared: the figures are this run's. Usage:
     source scripts/env.sh && python bench/bench_web.py [--moves N] [--strict]
@@ -45,7 +52,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arm_kinematics" / "test"))
 from ros_helpers import DEFAULT_CONFIG, PACKAGE_DIR
-from web_stack import Page, Stack, headless_chromium, open_spatial_page, pixel_of, plane_pixel
+from web_stack import (
+    Page,
+    Stack,
+    answers_drawn,
+    headless_chromium,
+    open_spatial_page,
+    pixel_of,
+    plane_pixel,
+    type_target,
+    wait_for_answer_at,
+)
 
 MOVE_PERIOD_S = 1.0 / 120.0
 TARGET_P50_MS = 5.0
@@ -159,6 +176,51 @@ def bench_live_rate(page: Page, seconds: float) -> tuple[float, float]:
     return (end["d"] - start["d"]) / elapsed, (end["m"] - start["m"]) / elapsed
 
 
+COMMAND_PERIOD_MS = 20.0  # the arm's trajectory.command_rate_hz: 50 Hz
+REST_DRAWS = 10  # redraws of the live arm at the same pose: at rest
+
+# Watches the live arm's drawing (its polyline is set on every redraw): the time of the first
+# redraw whose tip differs from the tip at the press, and how many redraws in a row kept the tip.
+KEY_WATCH = """() => {
+  const tip = () => { const t = document.getElementById('live-tip');
+                      return t ? t.getAttribute('cx') + ',' + t.getAttribute('cy') : ''; };
+  const w = window.keyBench = { pressTip: null, movedAt: null, lastTip: tip(), sameDraws: 0 };
+  new MutationObserver(() => {
+    const now = performance.now(), at = tip();
+    w.sameDraws = at === w.lastTip ? w.sameDraws + 1 : 0;
+    w.lastTip = at;
+    if (w.pressTip !== null && w.movedAt === null && at !== w.pressTip) w.movedAt = now;
+  }).observe(document.getElementById('layer-live'),
+             { attributes: true, subtree: true, attributeFilter: ['points'] });
+}"""
+
+
+def bench_key_to_motion(page: Page, presses: int) -> tuple[np.ndarray, np.ndarray]:
+    """Key-down -> the live arm drawn moving, and key-down -> the twist sent (ms), per press."""
+    before = answers_drawn(page)
+    type_target(page, x="15", y="0")  # the middle of the band: room either way
+    wait_for_answer_at(page, 0.15, 0.0, after=before)
+    page.click("#move-joints")
+    page.wait_for_selector('#move-status[data-status="SUCCEEDED"]', timeout=30_000)
+    page.evaluate(KEY_WATCH)
+    page.focus("#jog-pad")
+    drawn, sent = [], []
+    for press in range(presses):
+        page.wait_for_function(f"window.keyBench.sameDraws >= {REST_DRAWS}", timeout=30_000)
+        page.evaluate("Object.assign(keyBench, {pressTip: keyBench.lastTip, movedAt: null})")
+        key = "ArrowUp" if press % 2 else "ArrowDown"
+        page.keyboard.down(key)
+        page.wait_for_function("window.keyBench.movedAt !== null", timeout=30_000)
+        page.keyboard.up(key)
+        seen = page.evaluate(
+            "({moved: window.keyBench.movedAt, pressed: window.armStats.jog.pressedAt,"
+            " sent: window.armStats.jog.firstSentAt})"
+        )
+        drawn.append(seen["moved"] - seen["pressed"])
+        sent.append(seen["sent"] - seen["pressed"])
+    return np.asarray(drawn), np.asarray(sent)
+
+
 def bench_spatial(browser, moves: int) -> tuple[np.ndarray, np.ndarray]:
     """The spatial page's latencies (ms): half the moves in the top view, half in the side."""
     stack = Stack(SPATIAL_CONFIG)
@@ -194,6 +256,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--moves", type=int, default=1000)
     parser.add_argument("--strict", action="store_true")
+    parser.add_argument("--presses", type=int, default=200, help="key presses of part 5")
     args = parser.parse_args()
 
     with headless_chromium() as browser:
@@ -207,6 +270,7 @@ def main() -> int:
             latencies, round_trips = bench_latency(page, pixels)
             backlog = bench_backlog(page, 300)
             draw_hz, message_hz = bench_live_rate(page, 5.0)
+            key_drawn, key_sent = bench_key_to_motion(page, args.presses)
             page.close()
         finally:
             stack.stop()
@@ -229,6 +293,14 @@ def main() -> int:
     print(
         f"live arm: {draw_hz:.1f} redraws/s from {message_hz:.1f} joint_states/s "
         f"(target: at least 30 Hz)"
+    )
+    d50, d99 = np.percentile(key_drawn, [50, 99])
+    s50, s99 = np.percentile(key_sent, [50, 99])
+    print(
+        f"jog from the page, {len(key_drawn)} presses from rest: key-down -> live arm drawn "
+        f"moving p50 {d50:.1f} ms ({d50 / COMMAND_PERIOD_MS:.2f} command periods), p99 "
+        f"{d99:.1f} ms ({d99 / COMMAND_PERIOD_MS:.2f}), max {key_drawn.max():.1f} ms; of which "
+        f"key-down -> twist sent p50 {s50:.2f} ms, p99 {s99:.2f} ms"
     )
     spatial_met = print_latency(
         "spatial page (desk kit, 3 views): pointer move -> redrawn ghost",

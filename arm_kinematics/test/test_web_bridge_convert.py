@@ -351,6 +351,24 @@ def test_other_names_and_wrong_types_are_refused(
     assert raised.value.message_id == "x"
 
 
+def test_the_jog_topics_are_allowed_for_publishing_and_keep_only_the_newest() -> None:
+    allowed = AllowList("/left_arm")
+    for name in ("servo_node/delta_twist_cmds", "servo_node/delta_joint_cmds"):
+        stream = allowed.topic(name, None, publish=True)
+        assert stream.resolved == f"/left_arm/{name}"
+        assert stream.latest_only
+        with pytest.raises(ProtocolError, match="cannot be subscribed"):
+            allowed.topic(name, None, publish=False)
+    assert allowed.topic(
+        "servo_node/delta_twist_cmds", "geometry_msgs/msg/TwistStamped", publish=True
+    )
+    status = allowed.topic("servo_node/status", "moveit_msgs/msg/ServoStatus", publish=False)
+    assert status.latched
+    with pytest.raises(ProtocolError, match="read-only"):
+        allowed.topic("servo_node/status", None, publish=True)
+    assert not allowed.topic("clicked_point", None, publish=True).latest_only
+
+
 def test_ros1_style_type_names_are_accepted() -> None:
     allowed = AllowList("/")
     assert allowed.topic("joint_states", "sensor_msgs/JointState", publish=False)

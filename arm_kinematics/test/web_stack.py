@@ -88,19 +88,24 @@ def headless_chromium() -> Iterator[Browser]:
 # --- the page: open it, drag with real pointer events, read what it shows ---------------------
 
 
-def new_page(browser, url: str, width: int, height: int) -> Page:
-    """A page of `width` x `height` px at `url`, its uncaught errors collected in `page.errors`."""
+def new_page(browser, url: str, width: int, height: int, init_script: str | None = None) -> Page:
+    """A page of `width` x `height` px at `url`, its uncaught errors collected in `page.errors`;
+    `init_script` runs before the page's own scripts (e.g. a stubbed browser API)."""
     page = browser.new_page(viewport={"width": width, "height": height})
     page.set_default_timeout(TIMEOUT_MS)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.errors = errors
+    if init_script is not None:
+        page.add_init_script(init_script)
     page.goto(url)
     return page
 
 
-def open_page(browser, url: str, width: int = 1200, height: int = 760) -> Page:
-    page = new_page(browser, url, width, height)
+def open_page(
+    browser, url: str, width: int = 1200, height: int = 760, init_script: str | None = None
+) -> Page:
+    page = new_page(browser, url, width, height, init_script)
     page.wait_for_selector("#live-tip")  # the URDF and joint_states arrived and were drawn
     page.wait_for_selector("#region-reachable_region", state="attached")
     return page

@@ -6,7 +6,7 @@
 // the moves. The drawing: planar_view.js for a planar arm (one view), or for a spatial arm (the
 // URDF says which) three spatial_view.js views, from above, from the side and in 3D, driven
 // alike; the panel's widgets panel.js, the request's orientation orientation.js, the gripper
-// gripper.js.
+// gripper.js, the tool's jog and the STOP tool_jog.js.
 //
 //   /?bridge=ws://host:9090   a rosbridge server elsewhere (default: this page's own /ws)
 //   /?ns=/left_arm            a namespaced arm: every name of the arm is prefixed
@@ -22,6 +22,7 @@ import { TargetFields, buildReadouts, degrees, setStatus, showLive, showSolution
 import { headingRequest, spatialRequest, toolDirection } from "./orientation.js";
 import { GripperControl } from "./gripper.js";
 import { JogPanel } from "./jog_panel.js";
+import { ToolJog } from "./tool_jog.js";
 
 const IK_STATUS = ["OK", "SINGULAR", "TOO_FAR", "TOO_CLOSE", "JOINT_LIMIT", "ORIENTATION_UNREACHABLE",
   "INVALID_INPUT", "WRONG_FRAME", "OFF_PLANE", "INVALID_ORIENTATION", "YAW_LIMIT",
@@ -53,6 +54,7 @@ const names = {
   moveArm: `${namespace}/move_arm`,
   gripperAction: `${namespace}/gripper_controller/gripper_cmd`,
   hardwareParameters: `${namespace}/hardware_node/get_parameters`,
+  jog: { twist: `${namespace}/servo_node/delta_twist_cmds`, status: `${namespace}/servo_node/status`, stop: `${namespace}/stop` },
   diagnostics: "/diagnostics", // the hardware node publishes it at the root, as ROS tools expect
 };
 
@@ -480,6 +482,7 @@ function onRobotDescription(msg) {
   buildReadouts(state.chain, `${kind}${namespace ? `, ${namespace}` : ""}`);
   $("heading-control").hidden = !hasHeading();
   fields.setArm({ joints, spatial: state.chain.spatial, roll: state.chain.wristRoll });
+  toolJog.setArm(state.chain);
   fields.show({ heading: state.heading, pitch: state.tool.pitch, roll: state.tool.roll });
   useLayout(state.chain);
   describeViews();
@@ -504,6 +507,8 @@ function onJointStates(msg) {
 
 const ros = new Rosbridge(bridgeUrl, { onConnection });
 new JogPanel($("jog-panel"), ros, namespace);
+const drawings = [$("view"), $("spatial-views")]; // their focus lets the keys jog
+const toolJog = new ToolJog($("tool-jog"), ros, names.jog, { drawings, stopButton: $("stop"), live: () => state.live, stats });
 $("bridge-url").textContent = `bridge ${bridgeUrl}${namespace ? `, namespace ${namespace}` : ""}`;
 
 ros.subscribe(names.robotDescription, "std_msgs/msg/String", onRobotDescription);

@@ -25,14 +25,15 @@ export function withoutStatusWord(name, message) {
   return text.startsWith(`${name}: `) ? text.slice(name.length + 2) : text;
 }
 
-// box: "status" (the IK answer), "move-status" (the last goal) or "gripper-status" (the
-// gripper's last goal); its message box is "status-message", "move-message", "gripper-message".
-// An empty name clears the box (its place is kept, so nothing below it moves).
-export function setStatus(box, name, message = "") {
+// box: "status" (the IK answer), "move-status" (the last goal), "gripper-status" (the
+// gripper's last goal) or "jog-status" (the jog's); its message box is "status-message",
+// "move-message", "gripper-message", "jog-message". An empty name clears the box (its place is
+// kept, so nothing below it moves). tone: the name's own unless given (statusTone's classes).
+export function setStatus(box, name, message = "", tone = statusTone(name)) {
   const element = $(box);
   element.textContent = name;
   element.dataset.status = name;
-  element.className = `status ${statusTone(name)}`;
+  element.className = `status ${tone}`;
   const text = withoutStatusWord(name, message);
   const messageBox = $(box === "status" ? "status-message" : box.replace(/-status$/, "-message"));
   messageBox.textContent = text;

@@ -1,5 +1,5 @@
 // A small rosbridge v2 client over a plain WebSocket (the JSON protocol of
-// ROSBRIDGE_PROTOCOL.md): subscribe, call_service, send_action_goal, cancel_action_goal.
+// ROSBRIDGE_PROTOCOL.md): subscribe, publish, call_service, send_action_goal, cancel_action_goal.
 // It reconnects by itself with back-off and re-subscribes; calls in flight when the
 // connection drops are answered with an error so that the page never waits forever.
 
@@ -64,6 +64,14 @@ export class Rosbridge {
     if (!this.connected) return false;
     this.socket.send(JSON.stringify(message));
     return true;
+  }
+
+  // A message of a stream where the newest counts (a jog's velocity, many a second): sent only
+  // when nothing sent before still waits in the socket's buffer, so a slow link never builds a
+  // backlog of old commands; false when not sent (the caller sends its newest one next time).
+  publishLatest(topic, msg) {
+    if (!this.connected || this.socket.bufferedAmount > 0) return false;
+    return this.send({ op: "publish", topic, msg });
   }
 
   receive(text) {

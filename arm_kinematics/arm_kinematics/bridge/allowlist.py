@@ -24,8 +24,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from control_msgs.action import GripperCommand
+from control_msgs.msg import JointJog
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PointStamped
+from geometry_msgs.msg import PointStamped, TwistStamped
+from moveit_msgs.msg import ServoStatus
 from rcl_interfaces.srv import GetParameters
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -61,6 +63,9 @@ class Interface:
     # A GetParameters service: the only parameter names a request may ask for (empty: any
     # request of the type, for every other service).
     parameters: tuple[str, ...] = ()
+    # A command stream (a jog's velocities, many a second): only the newest message counts, so
+    # the bridge's publisher keeps one (depth 1) and never hands on a queue of old ones.
+    latest_only: bool = False
 
     @property
     def type_name(self) -> str:
@@ -78,6 +83,11 @@ TOPICS = (
     Interface("joint_trajectory", JointTrajectory, publish=True),
     # The hardware node's calibration mode (the calibration page).
     Interface("calibration/state", CalibrationState, latched=True, subscribe=True),
+    # The jog (MoveIt Servo's topics on trajectory_node): the page's keys and gamepad stream
+    # twists at 50 Hz; the status says what the jog does and what it dropped.
+    Interface("servo_node/delta_twist_cmds", TwistStamped, publish=True, latest_only=True),
+    Interface("servo_node/delta_joint_cmds", JointJog, publish=True, latest_only=True),
+    Interface("servo_node/status", ServoStatus, latched=True, subscribe=True),
 )
 SERVICES = (
     Interface("solve_ik", SolveIK),

@@ -504,6 +504,10 @@ def _failure_text(error: Exception) -> str:
 
 
 def _qos(topic: Interface) -> QoSProfile:
+    if topic.latest_only:
+        # A jog's stream: the newest command wins, so no older one waits behind it anywhere
+        # on this side (the WebSocket's frames are handed on in order as they come).
+        return QoSProfile(depth=1)
     if topic.latched:
         # The publishers latch (transient local, depth 1 each; ik_markers has two), so a page
         # that subscribes late still gets the last message of every one of them.

@@ -90,12 +90,10 @@ class ServoInterface:
             self._say,
             node.get_logger(),
         )
-        node.create_subscription(
-            TwistStamped, TWIST_TOPIC, self._on_twist, 10, callback_group=group
-        )
-        node.create_subscription(
-            JointJog, JOINT_TOPIC, self._on_joint_jog, 10, callback_group=group
-        )
+        # Depth 1: the latest command wins (JogControl keeps only it), so no older command
+        # waits in a queue behind a newer one to be handed on after it.
+        node.create_subscription(TwistStamped, TWIST_TOPIC, self._on_twist, 1, callback_group=group)
+        node.create_subscription(JointJog, JOINT_TOPIC, self._on_joint_jog, 1, callback_group=group)
         node.create_service(
             ServoCommandType,
             "servo_node/switch_command_type",
