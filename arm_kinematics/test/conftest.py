@@ -1,7 +1,8 @@
 """Shared test set-up.
 
 Every test run gets its own ROS_DOMAIN_ID (and localhost-only discovery) before rclpy is
-imported anywhere, so parallel runs and a demo left running never answer each other's calls;
+imported anywhere, one that no other run on the machine holds (a lock file per domain), so
+parallel runs and a demo left running never answer each other's calls;
 every module and every test its own XDG_STATE_HOME (where the hardware node remembers its
 pose), so no test starts where another one, or the user's arm, stopped.
 The helper modules (every .py file here that is not a test file, docs/testing.md) get pytest's
@@ -17,8 +18,10 @@ Fixtures for every test module (a module's own fixture of the same name takes pr
 
 from __future__ import annotations
 
+import fcntl
 import os
 import random
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,9 +36,33 @@ pytest.register_assert_rewrite(
     )
 )
 
+_DOMAIN_LOCKS = Path(tempfile.gettempdir()) / "arm_kinematics_test_domains"
+_held_domain: list[Any] = []  # the open lock file of this run's domain, until the run ends
+
+
+def _reserve_domain() -> int:
+    """A ROS domain that no other test run on this machine holds now.
+
+    A domain drawn at random is shared by two runs at once (of two checkouts, say) one time
+    in a few; their nodes of the same names then answer each other's calls and goals. Each
+    run holds an exclusive lock on a file per domain instead; the lock goes with the process.
+    Domains 1..100 are valid for Fast DDS's default ports; 0 is what a demo uses.
+    """
+    _DOMAIN_LOCKS.mkdir(exist_ok=True)
+    for domain in random.SystemRandom().sample(range(1, 101), 100):
+        lock = (_DOMAIN_LOCKS / f"{domain}.lock").open("w")  # not inherited by child processes
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            continue
+        _held_domain.append(lock)
+        return domain
+    raise RuntimeError(f"every test domain 1..100 is held by another run ({_DOMAIN_LOCKS})")
+
+
 if "ARM_KINEMATICS_TEST_DOMAIN" not in os.environ:
-    # Domains 1..100 are valid for Fast DDS's default ports; 0 is what a demo uses.
-    os.environ["ARM_KINEMATICS_TEST_DOMAIN"] = str(random.SystemRandom().randint(1, 100))
+    os.environ["ARM_KINEMATICS_TEST_DOMAIN"] = str(_reserve_domain())
 os.environ["ROS_DOMAIN_ID"] = os.environ["ARM_KINEMATICS_TEST_DOMAIN"]
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
 

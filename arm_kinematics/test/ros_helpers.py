@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -194,13 +193,6 @@ def at_once(*cases: Callable[[], T]) -> list[T]:
     with ThreadPoolExecutor(max_workers=max(1, len(cases))) as pool:
         futures = [pool.submit(case) for case in cases]
     return [future.result() for future in futures]
-
-
-def free_port() -> int:
-    """A TCP port on localhost that nothing listens on now, for a server a test starts."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def interrupt_after(executable: str, *args: str, prefix: str, count: int) -> tuple[int, str]:

@@ -10,6 +10,7 @@ for a condition. Expected values are written out from the goals, never read back
 from __future__ import annotations
 
 import math
+import re
 import signal
 import threading
 from collections.abc import Iterator, Sequence
@@ -214,7 +215,9 @@ class Probe:
         return self.result(self.send(goal, feedback))
 
     def wait_still(self, count: int = 4) -> tuple[float, ...]:
-        """Wait until `count` joint_states in a row are equal; the arm's joints then."""
+        """Wait until `count` joint_states in a row are equal and on the hardware node's last
+        command (equal states alone are no rest: a loaded machine can delay the commands still
+        coming); the arm's joints then."""
 
         def still():
             with self.lock:
@@ -222,6 +225,9 @@ class Probe:
             if len(last) < count:
                 return None
             first = self.arm_joints(last[0])
+            commanded = self.hardware.targets[: len(self.names)]
+            if not np.allclose(first, commanded, rtol=0.0, atol=1e-9):
+                return None
             return first if all(self.arm_joints(m) == first for m in last) else None
 
         return wait_for(still, what="the arm at rest")
@@ -361,7 +367,7 @@ def test_a_stamp_a_little_in_the_past_starts_at_once(kit: Probe) -> None:
 # --- every error code, with nothing else moving ------------------------------------------------
 
 
-def bad_goals(kit: Probe) -> list[tuple[str, FollowJointTrajectory.Goal, int, str]]:
+def bad_goals(kit: Probe) -> list[tuple[str, FollowJointTrajectory.Goal, int, str | re.Pattern]]:
     """(id, goal, error_code, words of its error_string) from the arm at rest at POSE_A."""
     a, b = POSE_A, POSE_B
     slow = [(0.0, a), (3.0, b)]
@@ -434,7 +440,8 @@ def bad_goals(kit: Probe) -> list[tuple[str, FollowJointTrajectory.Goal, int, st
             "ended_in_the_past",
             goal_of(slow, stamp=kit.now() - 5.0),
             Code.OLD_HEADER_TIMESTAMP,
-            "header.stamp is 5",
+            # 5 s and the time the goals before it took (the goals are made first).
+            re.compile(r"header\.stamp is ([5-9]|\d\d+)\.\d\d s in the past"),
         ),
         (
             "late_beyond_the_goal_time",
@@ -452,7 +459,8 @@ def test_every_invalid_goal_ends_with_its_error_code_and_moves_nothing(kit: Prob
         answer = kit.follow(goal)
         assert answer.status == GoalStatus.STATUS_ABORTED, name
         assert answer.result.error_code == code, (name, answer.result.error_string)
-        assert words in answer.result.error_string, (name, answer.result.error_string)
+        said = answer.result.error_string
+        assert words.search(said) if isinstance(words, re.Pattern) else words in said, (name, said)
     assert kit.assert_nothing_moves_after(before) == POSE_A
 
 
@@ -702,10 +710,15 @@ def planar_goal(*points) -> FollowJointTrajectory.Goal:
 def test_the_controller_name_parameter_names_the_action(planar: Probe) -> None:
     from rclpy.action import get_action_server_names_and_types_by_node
 
-    served = get_action_server_names_and_types_by_node(
-        planar.node, "trajectory_node", "/planar_arm"
-    )
-    assert dict(served)["/planar_arm/planar_controller/follow_joint_trajectory"] == [
+    name = "/planar_arm/planar_controller/follow_joint_trajectory"
+
+    def served() -> dict[str, list[str]]:
+        found = get_action_server_names_and_types_by_node(
+            planar.node, "trajectory_node", "/planar_arm"
+        )
+        return dict(found) if name in dict(found) else {}
+
+    assert wait_for(served, what=f"{name} in the graph")[name] == [
         "control_msgs/action/FollowJointTrajectory"
     ]
 

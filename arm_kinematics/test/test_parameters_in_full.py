@@ -34,7 +34,6 @@ from ros_helpers import (
     DEFAULT_TIMEOUT_S,
     PACKAGE_DIR,
     RosGraph,
-    free_port,
     installed_executable,
     ros_graph,
     start_node_process,
@@ -114,8 +113,20 @@ def own_parameters(node: str, joint_names) -> set[str]:
     return expanded
 
 
+def wait_until_known(probe, namespace: str) -> None:
+    """Wait until `probe` has discovered every node of the stack: rclpy's graph queries by
+    node raise for a node not discovered yet (ros_discovery_info comes apart from the services
+    that answered the probe's calls)."""
+    wanted = {(node, namespace) for node in STACK_NODES}
+    wait_for(
+        lambda: wanted <= set(probe.get_node_names_and_namespaces()),
+        what=f"the nodes of {namespace} in the probe's graph",
+    )
+
+
 def gripper_actions(graph: RosGraph, probe, node: str, namespace: str) -> tuple[set, set]:
-    """The gripper action names `node` serves and those it has a client for."""
+    """The gripper action names `node` serves and those it has a client for (once the probe
+    knows `node`: `wait_until_known`)."""
     served = get_action_server_names_and_types_by_node(probe, node, namespace)
     used = get_action_client_names_and_types_by_node(probe, node, namespace)
     wanted = f"{namespace}/{GRIPPER_ACTION}"
@@ -162,15 +173,17 @@ def test_every_listed_parameter_has_a_value_and_a_gripper_action_only_with_a_gri
 ) -> None:
     config = ArmConfig.from_file(CONFIG_DIR / name)
     namespace = "/dump_" + name.removesuffix(".yaml")
-    port = free_port()
+    # Any free port, as bringup finds it (a port found free here could be taken before then).
     bringup = Process(
         "bringup", "--config", str(CONFIG_DIR / name), "--namespace", namespace,
-        "--web-port", str(port),
+        "--web-port", "0",
     )  # fmt: skip
     try:
-        bringup.wait_line(re.escape(f"page at http://127.0.0.1:{port}/?ns={namespace}"))
+        page = rf"page at http://127\.0\.0\.1:(\d+)/\?ns={re.escape(namespace)}"
+        port = int(bringup.wait_line(page).group(1))
         with ros_graph() as graph:
             probe = graph.node("dump_probe")
+            wait_until_known(probe, namespace)
             declared = {}
             for node in STACK_NODES:
                 lister = probe.create_client(ListParameters, f"{namespace}/{node}/list_parameters")
@@ -412,12 +425,11 @@ def test_bringup_nodes_refuse_a_misspelt_override_and_warn_once_for_a_key_of_no_
     path = tmp_path / "extra.yaml"
     text = (CONFIG_DIR / "arm.yaml").read_text()
     path.write_text(text.replace("    robot_name:", "    notes: a key of nothing\n    robot_name:"))
-    port = free_port()
     process = Process(
-        "bringup", "--config", str(path), "--namespace", "extra_key", "--web-port", str(port)
+        "bringup", "--config", str(path), "--namespace", "extra_key", "--web-port", "0"
     )
     try:
-        process.wait_line(re.escape(f"page at http://127.0.0.1:{port}/"))
+        process.wait_line(r"page at http://127\.0\.0\.1:\d+/")
     finally:
         code, output = process.stop()
     assert code == 0, output

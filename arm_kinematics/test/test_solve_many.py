@@ -14,12 +14,12 @@ chain of a 3-joint plane on 300: those are solved one by one, by the scalar solv
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from arm_draws import joints_within_limits, load
 
-from arm_kinematics.config import ArmConfig, default_config_path
+from arm_kinematics.config import default_config_path
 from arm_kinematics.kinematics import Branch, IkArrays, IkResult, IkStatus, PlanarArm, SpatialArm
 from arm_kinematics.kinematics.spatial.rotations import rot_x, rot_y, rot_z
 
@@ -28,20 +28,6 @@ COUNT = 10_000
 SEEDED = 1_000
 JOINT_TOLERANCE = 1e-12  # rad
 POSITION_TOLERANCE = 1e-9  # m
-
-
-def load(path: Path) -> PlanarArm | SpatialArm:
-    return ArmConfig.from_file(path).make_arm()
-
-
-def joints_within_limits(arm, count: int, rng: np.random.Generator) -> np.ndarray:
-    lows = np.array([max(lo, -math.pi) for lo, _ in arm.joint_limits])
-    highs = np.array([min(hi, math.pi) for _, hi in arm.joint_limits])
-    rows: list[list[float]] = []
-    while len(rows) < count:
-        draws = rng.uniform(lows, highs, (count, arm.n_joints)).tolist()
-        rows += [q for q in draws if arm.within_limits(q)][: count - len(rows)]
-    return np.array(rows)
 
 
 def planar_targets(arm: PlanarArm, rng) -> tuple[np.ndarray, np.ndarray]:

@@ -17,7 +17,6 @@ from bridge_client import REACHABLE, Client, run, solve_ik_call
 from ros_helpers import (
     DEFAULT_TIMEOUT_S,
     PACKAGE_DIR,
-    free_port,
     installed_executable,
     start_node_process,
     stop_process,
@@ -43,28 +42,25 @@ def test_two_bringups_as_the_guide_starts_them_each_serve_their_page() -> None:
     assert len(commands) == 2, commands
     assert "--web-port" not in commands[0]  # the first arm keeps the default port
     assert commands[1][commands[1].index("--web-port") + 1] == "8081"
-    processes, outputs, ports = [], [], []
+    processes, outputs = [], []
     for args in commands:
-        port = free_port()
-        if "--web-port" in args:  # the guide's 8081 becomes a free port
+        if "--web-port" in args:  # the guide's 8081 becomes any free port (bringup's choice)
             at = args.index("--web-port")
             args = args[:at] + args[at + 2 :]
         args = [str(PACKAGE_DIR.parent / a) if a.endswith(".yaml") else a for a in args]
         lines: list[str] = []
-        process = start_node_process(
-            installed_executable("bringup"), *args, "--web-port", str(port)
-        )
+        process = start_node_process(installed_executable("bringup"), *args, "--web-port", "0")
         threading.Thread(
             target=lambda p=process, out=lines: out.extend(p.stdout), daemon=True
         ).start()
         processes.append(process)
         outputs.append(lines)
-        ports.append(port)
     namespaces = [args[args.index("--namespace") + 1] for args in commands]
 
-    def page_url(lines: list[str], port: int, namespace: str) -> str | None:
-        wanted = f"page at http://127.0.0.1:{port}/?ns=/{namespace}"
-        return wanted if any(wanted in line for line in list(lines)) else None
+    def page_port(lines: list[str], namespace: str) -> int | None:
+        wanted = rf"page at http://127\.0\.0\.1:(\d+)/\?ns=/{re.escape(namespace)}$"
+        found = (re.search(wanted, line.strip()) for line in list(lines))
+        return next((int(match.group(1)) for match in found if match), None)
 
     async def answers(port: int, namespace: str) -> tuple[int, dict]:
         async with aiohttp.ClientSession() as session:
@@ -79,13 +75,13 @@ def test_two_bringups_as_the_guide_starts_them_each_serve_their_page() -> None:
                 return status, await client.answer("service_response", "solve")
 
     try:
-        for lines, port, namespace in zip(outputs, ports, namespaces, strict=True):
+        ports = [
             wait_for(
-                lambda lines=lines, port=port, namespace=namespace: page_url(
-                    lines, port, namespace
-                ),
+                lambda lines=lines, namespace=namespace: page_port(lines, namespace),
                 what=f"{namespace}'s page URL",
             )
+            for lines, namespace in zip(outputs, namespaces, strict=True)
+        ]
         for port, namespace in zip(ports, namespaces, strict=True):
             status, response = run(answers(port, namespace))
             assert status == 200

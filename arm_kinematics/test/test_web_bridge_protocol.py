@@ -424,29 +424,32 @@ def _stamp_s(message: dict[str, Any]) -> float:
     return stamp["sec"] + stamp["nanosec"] * 1e-9
 
 
-async def _rate(client: Client, subscription: dict, count: int) -> tuple[float, list[float]]:
-    """Subscribe; the delivery rate (Hz, over `count` messages) and the stamp intervals."""
+async def _stamp_intervals(client: Client, subscription: dict, count: int) -> list[float]:
+    """Subscribe; the intervals (s) between the stamps of the first `count` messages.
+
+    Stamps, not arrival times: the hardware node stamps each joint_states when it publishes,
+    so the intervals say what the bridge let through however late the machine delivers it."""
     await client.send(subscription)
-    arrivals, stamps = [], []
-    while len(arrivals) < count:
+    stamps = []
+    while len(stamps) < count:
         message = await client.expect(lambda m: m["op"] == "publish")
         assert message["topic"] == subscription["topic"]
-        arrivals.append(time.monotonic())
         stamps.append(_stamp_s(message))
     await client.send(
         {"op": "unsubscribe", "id": subscription.get("id"), "topic": subscription["topic"]}
     )
-    intervals = [b - a for a, b in itertools.pairwise(stamps)]
-    return (count - 1) / (arrivals[-1] - arrivals[0]), intervals
+    return [b - a for a, b in itertools.pairwise(stamps)]
 
 
 def test_subscribe_with_throttle_rate_and_queue_length(stack: Stack) -> None:
     topic = "/joint_states"
 
-    async def scenario() -> dict[str, tuple[float, list[float]]]:
+    async def scenario() -> dict[str, list[float]]:
         async with connect(stack) as client:
-            full = await _rate(client, {"op": "subscribe", "id": "a", "topic": topic}, 40)
-            throttled = await _rate(
+            full = await _stamp_intervals(
+                client, {"op": "subscribe", "id": "a", "topic": topic}, 40
+            )
+            throttled = await _stamp_intervals(
                 client,
                 {
                     "op": "subscribe",
@@ -457,7 +460,7 @@ def test_subscribe_with_throttle_rate_and_queue_length(stack: Stack) -> None:
                 },
                 12,
             )
-            queued = await _rate(
+            queued = await _stamp_intervals(
                 client,
                 {
                     "op": "subscribe",
@@ -470,17 +473,17 @@ def test_subscribe_with_throttle_rate_and_queue_length(stack: Stack) -> None:
             )
             return {"full": full, "throttled": throttled, "queued": queued}
 
-    rates = run(scenario())
-    print({name: round(rate, 1) for name, (rate, _) in rates.items()})
-    # hardware_node publishes at 50 Hz; throttle_rate 100 ms gives at most 10 Hz, 200 ms 5 Hz.
-    assert 30.0 < rates["full"][0] < 70.0
-    assert 6.0 < rates["throttled"][0] < 10.5
-    assert 3.0 < rates["queued"][0] < 5.3
-    for name in ("throttled", "queued"):
-        intervals = sorted(rates[name][1])
-        minimum = 0.1 if name == "throttled" else 0.2
-        assert intervals[len(intervals) // 2] >= minimum - 0.021, (name, intervals)
-        assert all(i > 0 for i in intervals)  # in order, none twice
+    intervals = {name: sorted(values) for name, values in run(scenario()).items()}
+    print({name: round(values[len(values) // 2], 3) for name, values in intervals.items()})
+    # hardware_node publishes every 20 ms: unthrottled, the bridge passes each message on
+    # (a median interval well under the 100 ms throttle below); throttle_rate 100 ms lets at
+    # most one through per 100 ms, 200 ms one per 200 ms (a tick of 21 ms's slack: the
+    # bridge's clock and the stamps' are read at different moments).
+    assert intervals["full"][len(intervals["full"]) // 2] < 0.05, intervals["full"]
+    for name, minimum in (("throttled", 0.1), ("queued", 0.2)):
+        assert intervals[name][len(intervals[name]) // 2] >= minimum - 0.021, (name, intervals)
+    for values in intervals.values():
+        assert all(i > 0 for i in values)  # in order, none twice
 
 
 def test_unsubscribe_stops_the_messages_and_drops_the_subscription(stack: Stack) -> None:
@@ -666,16 +669,18 @@ def test_publish_joint_trajectory_moves_the_arm_as_a_ros_publisher_would(stack: 
 def test_bad_subscriptions_are_refused_and_nothing_is_created(
     stack: Stack, subscription: dict, error: str
 ) -> None:
-    before = counts(stack)
-
-    async def scenario() -> dict:
+    async def scenario() -> tuple[dict, tuple[int, int, int]]:
         async with connect(stack) as client:
+            # A first solve creates the bridge's solve_ik client (made on first use), so that
+            # the counts taken after it change only by what the bad subscription creates.
+            assert (await client.solve(*REACHABLE))["result"] is True
+            before = counts(stack)
             await client.send({"op": "subscribe", "id": "bad", **subscription})
             status = await client.status("bad")
             assert (await client.solve(*REACHABLE))["result"] is True
-            return status
+            return status, before
 
-    status = run(scenario())
+    status, before = run(scenario())
     assert status["level"] == "error"
     assert error in status["msg"]
     assert counts(stack) == before
@@ -1128,19 +1133,29 @@ def test_ctrl_c_during_a_move_from_the_bridge_ends_every_task() -> None:
     """A goal from the page still running at Ctrl-C: its task ends with the server, so asyncio
     has no "Task was destroyed but it is pending!" to say at exit."""
     lines: list[str] = []
-    process = start_node_process(installed_executable("bringup"), "--web-port", "0")
+    # In a namespace of its own: this module's stack serves /move_arm in the same domain, and
+    # a second /move_arm is a second server of one action. Both take the goal (the stack's arm
+    # moves too); the one still planning answers the result request at once with UNKNOWN, the
+    # client takes that answer as the result and rclpy drops the goal's feedback callback.
+    process = start_node_process(
+        installed_executable("bringup"), "--namespace", "ctrl_c", "--web-port", "0"
+    )
     reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
     reader.start()
 
     def url() -> str | None:
-        found = (re.search(r"page at (http://127\.0\.0\.1:\d+/)$", line.strip()) for line in lines)
+        found = (
+            re.search(r"page at (http://127\.0\.0\.1:\d+/)\?ns=/ctrl_c$", line.strip())
+            for line in lines
+        )
         return next((match.group(1) for match in found if match), None)
 
     async def scenario(address: str) -> None:
         async with aiohttp.ClientSession() as session, session.ws_connect(address + "ws") as ws:
             client = Client(ws)
             # A slow move: still running when the process is stopped.
-            await client.send(goal_message(0.10, 0.10, "slow", speed=0.01, feedback=True))
+            slow = goal_message(0.10, 0.10, "slow", speed=0.01, feedback=True)
+            await client.send({**slow, "action": "/ctrl_c/move_arm"})
             await client.answer("action_feedback", "slow")
             os.killpg(process.pid, signal.SIGINT)
             with contextlib.suppress(ConnectionError):

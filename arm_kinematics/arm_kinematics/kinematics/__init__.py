@@ -35,7 +35,8 @@ from .planning.path_plan import (
 from .planning.profile import SpeedProfile
 from .planning.stop import Stop, stop_setpoints
 from .spatial.arm import SpatialArm
-from .spatial.model import SpatialChain, ToolPose, outward_angles, outward_rotation
+from .spatial.model import SpatialChain, ToolPose
+from .spatial.outward import outward_angles, outward_rotation
 from .types import BRANCH_NAMES, Branch, IkArrays, IkResult, IkStatus, PlanStatus, branch_of
 
 __all__ = [

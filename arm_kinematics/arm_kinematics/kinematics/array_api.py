@@ -63,6 +63,18 @@ def norm(x: Any, y: Any) -> Any:
     return xp.sqrt(x * x + y * y)
 
 
+def hypot(x: Any, y: Any) -> Any:
+    """The length of (x, y) by C's hypot on floats and arrays alike (numpy's hypot calls it;
+    math.hypot is an algorithm of its own, an ulp apart at times).
+
+    >>> hypot(3.0, 4.0), hypot(np.array([3.0]), np.array([4.0])).tolist()
+    (5.0, [5.0])
+    """
+    if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+        return np.hypot(x, y)
+    return abs(complex(x, y))
+
+
 def arccos(cosine: Any) -> Any:
     """acos (rad, in [0, pi]) of a cosine within [-1, 1], as atan2(sqrt((1 - c)(1 + c)), c):
     the same bits on floats and arrays (numpy's acos and math's differ by an ulp at times,

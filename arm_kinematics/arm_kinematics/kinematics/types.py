@@ -7,6 +7,7 @@ import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -142,6 +143,49 @@ class IkResult(NamedTuple):
     __lt__ = __le__ = __gt__ = __ge__ = _unordered
 
 
+SOLVED_MAX = IkStatus.SINGULAR
+"""The largest status that holds a solution (OK and SINGULAR do), read once: a comparison
+with `IkStatus.SINGULAR` looks the member up on its class every time."""
+
+
+class Answer(NamedTuple):
+    """An `IkResult` before its words: what a solve decided (status, joints, the other elbow,
+    the manipulability) and `words`, the function that says it, called only when the message
+    is read (`result`). The solves build their answers as these and word only the one they
+    return; the array solve's rows in order are never worded.
+
+    >>> answer = Answer(IkStatus.TOO_FAR, None, lambda: "TOO_FAR: beyond reach")
+    >>> answer.ok, answer.result().message
+    (False, 'TOO_FAR: beyond reach')
+    """
+
+    status: IkStatus
+    joints: tuple[float, ...] | None
+    words: Callable[[], str]
+    alternative: tuple[float, ...] | None = None
+    manipulability: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when `joints` holds a solution (OK or SINGULAR)."""
+        return self.status <= SOLVED_MAX
+
+    def result(self) -> IkResult:
+        """The `IkResult`, its message made now."""
+        return IkResult(
+            self.status, self.joints, self.words(), self.alternative, self.manipulability
+        )
+
+
+def refusal(status: IkStatus, words: Callable[..., str], *values: object) -> Answer:
+    """The `Answer` that says no with `status`, its message `words(*values)` when read.
+
+    >>> refusal(IkStatus.TOO_FAR, "TOO_FAR: {} m".format, 3.0).result().message
+    'TOO_FAR: 3.0 m'
+    """
+    return Answer(status, None, partial(words, *values))
+
+
 def invalid_input(reason: str) -> IkResult:
     """The INVALID_INPUT answer to a request the solver cannot take, `reason` in words.
 
@@ -149,6 +193,15 @@ def invalid_input(reason: str) -> IkResult:
     'INVALID_INPUT: target x and y must be numbers (m)'
     """
     return IkResult(IkStatus.INVALID_INPUT, None, "INVALID_INPUT: " + reason)
+
+
+def invalid_answer(reason: str) -> Answer:
+    """`invalid_input` as an `Answer`.
+
+    >>> invalid_answer("heading must be a finite number (rad)").result().status.name
+    'INVALID_INPUT'
+    """
+    return refusal(IkStatus.INVALID_INPUT, "INVALID_INPUT: {}".format, reason)
 
 
 @dataclass(frozen=True, eq=False)

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..planar.chain import PlanarChain
 from ..spatial.model import SpatialChain
-from ..types import IkResult, IkStatus
+from ..types import Answer, IkResult, IkStatus
 from . import explain, rule
 from .geometry import segment_box_distance, segment_box_signed_distance
 from .parts import ArmParts
@@ -280,10 +280,10 @@ class Envelope:
         message = explain.path_text(*place, violation.message)
         return PathViolation(*place, tuple(float(q) for q in poses[row]), violation, message)
 
-    def keep_inside(self, result: IkResult, branch, other) -> IkResult:
+    def keep_inside(self, answer: Answer, branch, other) -> Answer:
         """The envelope as a rule of one solve (`rule.keep_inside`): what the arm carrying
-        this envelope answers instead of its bare model's `result`."""
-        return rule.keep_inside(self, result, branch, other)
+        this envelope answers instead of its bare model's `answer`."""
+        return rule.keep_inside(self, answer, branch, other)
 
     def keep_inside_many(self, answers, **rows) -> object:
         """The same over an array solve's rows (`rule.keep_inside_many`)."""

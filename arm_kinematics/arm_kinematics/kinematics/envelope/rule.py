@@ -3,7 +3,8 @@ outside the joint limits is not.
 
 A solve's candidates are the elbows of the target (and a spatial arm's sides, each solved on
 its own: `SpatialArm._attempt` applies `keep_inside` to each side before the side is chosen).
-`keep_inside` takes the bare model's answer (the branch rule's choice and the other elbow):
+`keep_inside` takes the bare model's `Answer` (the branch rule's choice and the other elbow;
+its words, and the envelope's, made only when read):
 
 - the choice inside: the answer stands; the other elbow, when it breaks the envelope, is no
   longer offered as the alternative;
@@ -17,7 +18,8 @@ motion, or pointing away from the base, within the joint limits); the envelope t
 between the elbows at that angle.
 
 `keep_inside_many` is the same rule over the rows of an array solve (`solve_many`), from the
-bare model's array answers: a row whose choice is inside is final (its alternative checked on
+bare model's array answers (unseeded, one seed per row or chained, as `many.py` of each arm
+solves them): a row whose choice is inside is final (its alternative checked on
 arrays); a row outside is answered by the scalar rule. In a chain (each row seeded by the
 answer before) a changed row changes the seeds after it: the rows after it are solved again
 from there on arrays, or, after a run of rows outside, by the scalar rule for twice as many
@@ -27,54 +29,66 @@ rows each time (so a path that stays outside costs N log N, not N^2, array rows)
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..planar.rows import Seeds
-from ..types import Branch, IkArrays, IkResult, IkStatus
+from ..types import Answer, Branch, IkArrays, IkResult, IkStatus, refusal
 
 if TYPE_CHECKING:
-    from .envelope import Envelope
+    from .envelope import Envelope, Violations
 
 REQUESTED_ELBOWS = (Branch.ELBOW_UP, Branch.ELBOW_DOWN)
 Seed = tuple[float, ...] | None
 
 
 def keep_inside(
-    envelope: Envelope, result: IkResult, branch: Branch, other: Callable[[], IkResult]
-) -> IkResult:
-    """The module docstring's rule on one answer of the bare model (`result`, asked with
-    `branch`); `other()` solves the target again with the other elbow asked for.
+    envelope: Envelope, answer: Answer, branch: Branch, other: Callable[[], Answer]
+) -> Answer:
+    """The module docstring's rule on one answer of the bare model (`answer`, asked with
+    `branch`); `other()` solves the target again with the other elbow asked for. Answers, their
+    words (and the envelope's) made when read.
 
     >>> import math
     >>> from arm_kinematics.kinematics import Envelope, PlanarArm
     >>> arm = PlanarArm((1.0, 0.8))
     >>> box = Envelope(arm, link_radius=0.01, keep_out_boxes=[(0.9, 0.8, -0.1, 1.1, 1.0, 0.1)])
-    >>> down = arm.solve(1.0731, 1.2727, branch=Branch.ELBOW_DOWN)  # its elbow in the box
+    >>> down = arm.answer(1.0731, 1.2727, None, Branch.ELBOW_DOWN, None)  # its elbow in the box
     >>> inside = keep_inside(box, down, Branch.CLOSEST,
-    ...                      lambda: arm.solve(1.0731, 1.2727, branch=Branch.ELBOW_UP))
+    ...                      lambda: arm.answer(1.0731, 1.2727, None, Branch.ELBOW_UP, None))
     >>> [round(math.degrees(q), 2) for q in inside.joints], inside.alternative
     ([69.73, -45.0], None)
-    >>> keep_inside(box, down, Branch.ELBOW_DOWN, lambda: None).message[:62]
+    >>> keep_inside(box, down, Branch.ELBOW_DOWN, lambda: None).result().message[:62]
     'OUTSIDE_WORKSPACE: the forearm (link 2) would be 88.9 mm insid'
     """
-    if not result.ok:
-        return result
-    poses = [result.joints] if result.alternative is None else [result.joints, result.alternative]
+    if not answer.ok:
+        return answer
+    poses = [answer.joints] if answer.alternative is None else [answer.joints, answer.alternative]
     checked = envelope.check_many(poses)
     if checked.ok[0]:
-        return result if checked.ok.all() else result._replace(alternative=None)
+        return answer if checked.ok.all() else answer._replace(alternative=None)
+    outside = refusal(IkStatus.OUTSIDE_WORKSPACE, _outside_text, checked)
+    if len(poses) == 1 or not checked.ok[1] or branch in REQUESTED_ELBOWS:
+        return outside
+    swapped = other()
+    if not swapped.ok or not envelope.check_many([swapped.joints]).ok[0]:
+        return outside
+    return swapped._replace(alternative=None, words=partial(_swapped_text, swapped, checked))
+
+
+def _outside_text(checked: Violations) -> str:
+    """The OUTSIDE_WORKSPACE message of the first pose `checked`."""
     violation = checked.at(0)
     assert violation is not None
-    if len(poses) == 1 or not checked.ok[1] or branch in REQUESTED_ELBOWS:
-        return violation.ik_result()
-    swapped = other()
-    if not swapped.ok or envelope.check(swapped.joints) is not None:
-        return violation.ik_result()
-    reason = violation.message.removeprefix(f"{IkStatus.OUTSIDE_WORKSPACE.name}: ")
-    message = f"{swapped.message}; the other elbow is outside the workspace envelope: {reason}"
-    return swapped._replace(alternative=None, message=message)
+    return violation.message
+
+
+def _swapped_text(swapped: Answer, checked: Violations) -> str:
+    """The other elbow's words, and why the chosen one (the first pose `checked`) was not."""
+    reason = _outside_text(checked).removeprefix(f"{IkStatus.OUTSIDE_WORKSPACE.name}: ")
+    return f"{swapped.words()}; the other elbow is outside the workspace envelope: {reason}"
 
 
 class _Rows:

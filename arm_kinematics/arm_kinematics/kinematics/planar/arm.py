@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -38,9 +39,19 @@ import numpy as np
 from ..angles import wrap_angle
 from ..array_api import norm
 from ..guarded import Guarded
-from ..types import Branch, IkArrays, IkResult, IkStatus, branch_of, invalid_input
-from . import many
-from .branches import choose_branch
+from ..types import (
+    Answer,
+    Branch,
+    IkArrays,
+    IkResult,
+    IkStatus,
+    branch_of,
+    invalid_answer,
+    invalid_input,
+    refusal,
+)
+from . import free_heading, many
+from .branches import ONLY_WITHIN_LIMITS, Choice, choose_branch
 from .chain import PlanarChain, as_number
 from .closed_form import (
     HEADING_MATCH_TOLERANCE,
@@ -52,19 +63,11 @@ from .closed_form import (
 )
 from .explain import (
     heading_mismatch_text,
-    no_heading_text,
-    singular_text,
-    solved_text,
+    solved_words,
     wrong_elbow_heading_text,
 )
-from .failures import limit_failure, ring_failure, with_heading_note, wrist_failure
-from .least_motion import least_motion_heading
+from .failures import limit_failure, ring_failure, wrist_failure
 from .limits import LIMIT_TOLERANCE
-from .tool_angles import (
-    heading_band,
-    limit_headings,
-    nearest_feasible,
-)
 
 Joints = tuple[float, ...]
 
@@ -103,11 +106,10 @@ class PlanarArm(PlanarChain, Guarded):
         Closed form (law of cosines with atan2). 2R: (x, y); a requested heading is met only
         if one of the two elbow solutions has it. 3R with a heading: the wrist point
         `(x, y) - L3 (cos h, sin h)` is solved as 2R and joint 3 = h - theta1 - theta2. 3R
-        without a heading: the heading is chosen: with `current`, the reachable heading with
-        the least joint motion from `current` (sampled over the reachable heading intervals,
-        then refined); without `current`, the heading pointing away from the base
-        (atan2(y, x)), else the nearest reachable heading, else (joint limits) the nearest
-        feasible one.
+        without a heading: the heading is chosen (`tool_angles.py`): with `current`, the
+        feasible heading with the least joint motion from `current`; without `current`, the
+        heading pointing away from the base (atan2(y, x)), else the nearest reachable heading,
+        else (joint limits) the nearest feasible one.
 
         Branch rules: ELBOW_UP (joint 2 < 0) / ELBOW_DOWN (joint 2 > 0) exactly that elbow, or
         JOINT_LIMIT saying whether the other one is feasible; CLOSEST the feasible one with
@@ -126,43 +128,26 @@ class PlanarArm(PlanarChain, Guarded):
         True
         """
         # 1. INVALID_INPUT: every input checked and converted before any geometry: the seed
-        # here, the rest in `_solve` (which solve_chain calls with seeds it already checked).
+        # here, the rest in `answer` (which solve_chain calls with seeds it already checked).
         if current is not None:
             current = self._checked_current(current)
             if isinstance(current, IkResult):
                 return current
-        return self._solve_inside(x, y, heading, branch, current)
+        return self.answer(x, y, heading, branch, current).result()
 
-    def _solve_inside(
-        self, x: Any, y: Any, heading: Any, branch: Any, current: Joints | None
-    ) -> IkResult:
-        """`_solve`, then the envelope's rule (`envelope/rule.py`) when the arm carries one:
-        the other elbow at the same heading when the chosen one breaks it."""
-        result = self._solve(x, y, heading, branch, current)
-        if self.envelope is None or not result.ok:
-            return result
-        if heading is None and self.n_joints == 3:
-            heading = wrap_angle(math.fsum(result.joints))  # the heading its rule chose
-        elbow = Branch.ELBOW_DOWN if result.joints[1] < 0.0 else Branch.ELBOW_UP
-        checked = branch_of(branch)  # a Branch: the solve refused anything else
-        return self.envelope.keep_inside(
-            result, checked, lambda: self._solve(x, y, heading, elbow, current)
-        )
-
-    def _solve(self, x: Any, y: Any, heading: Any, branch: Any, current: Joints | None) -> IkResult:
-        """`solve` with `current` checked (None or n finite floats, rad), from step 1 on: the
-        checks and the closed form here, the heading of a 2R arm in `_heading_elbows`, the
-        limits and the branch rule in `_choose`."""
-        # 1. INVALID_INPUT.
+    def answer(self, x: Any, y: Any, heading: Any, branch: Any, current: Joints | None) -> Answer:
+        """`solve` with `current` checked (None or n finite floats, rad), as an `Answer` (its
+        words made when read): step 1's checks of the rest, then `solve_valid` (the bare
+        model's steps 2-6) and, when the arm carries an envelope, its rule (`_keep_inside`)."""
         x, y = as_number(x), as_number(y)
         if x is None or y is None:
-            return invalid_input("target x and y must be numbers (m)")
+            return invalid_answer("target x and y must be numbers (m)")
         if not (math.isfinite(x) and math.isfinite(y)):
-            return invalid_input(f"target ({x}, {y}) must be finite (m)")
+            return invalid_answer(f"target ({x}, {y}) must be finite (m)")
         if not isinstance(branch, Branch):
             checked_branch = branch_of(branch)
             if checked_branch is None:
-                return invalid_input(
+                return invalid_answer(
                     f"unknown branch {branch!r}: expected "
                     + ", ".join(f"{b.value} ({b.name})" for b in Branch)
                 )
@@ -170,12 +155,38 @@ class PlanarArm(PlanarChain, Guarded):
         if heading is not None:
             heading = as_number(heading)
             if heading is None or not math.isfinite(heading):
-                return invalid_input("heading must be a finite number (rad)")
+                return invalid_answer("heading must be a finite number (rad)")
         n = self.n_joints
         if n > 3:
-            return invalid_input(f"closed-form IK covers 2 and 3 joints; this arm has {n}")
+            return invalid_answer(f"closed-form IK covers 2 and 3 joints; this arm has {n}")
+        answer = self.solve_valid(x, y, heading, branch, current)
+        if self.envelope is None or not answer.ok:
+            return answer
+        return self._keep_inside(answer, x, y, heading, branch, current)
+
+    def _keep_inside(
+        self, answer: Answer, x: float, y: float, heading: float | None, branch: Branch,
+        current: Joints | None,
+    ) -> Answer:  # fmt: skip
+        """The envelope's rule (`envelope/rule.py`) on the bare model's `answer`: the other
+        elbow at the same heading when the chosen one breaks it."""
+        assert self.envelope is not None
+        if heading is None and self.n_joints == 3:
+            heading = wrap_angle(math.fsum(answer.joints))  # the heading its rule chose
+        elbow = Branch.ELBOW_DOWN if answer.joints[1] < 0.0 else Branch.ELBOW_UP
+        return self.envelope.keep_inside(
+            answer, branch, lambda: self.solve_valid(x, y, heading, elbow, current)
+        )
+
+    def solve_valid(
+        self, x: float, y: float, heading: float | None, branch: Branch, current: Joints | None
+    ) -> Answer:
+        """Steps 2-6 for inputs already checked (step 1): x, y and the heading finite floats
+        (m, rad; heading None for none), a `Branch`, `current` None or n finite floats (rad);
+        what the spatial solve calls for its vertical plane."""
+        n = self.n_joints
         if n == 3 and heading is None:
-            return self._solve_free_heading(x, y, branch, current)
+            return free_heading.solve(self, x, y, branch, current)
 
         # 2. TOO_FAR / TOO_CLOSE, then the closed form: both elbows, limits not applied yet.
         # The closed form fails when the target (2R) or the wrist point (3R) is off links
@@ -192,12 +203,12 @@ class PlanarArm(PlanarChain, Guarded):
                 return wrist_failure(self, x, y, heading)
         up, down, sin_elbow = elbows
         coincident = sin_elbow == 0.0
-        only_reason = " (the only branch within limits)"
+        only_reason = ONLY_WITHIN_LIMITS
 
         # 3. ORIENTATION_UNREACHABLE (2R with a heading).
         if heading is not None and n == 2:
             matched = self._heading_elbows(x, y, heading, branch, up, down, sin_elbow)
-            if isinstance(matched, IkResult):
+            if isinstance(matched, Answer):
                 return matched
             up, down, coincident = matched
             only_reason = " (the only branch with that heading)"
@@ -212,7 +223,7 @@ class PlanarArm(PlanarChain, Guarded):
         up: Joints,
         down: Joints,
         sin_elbow: float,
-    ) -> tuple[Joints | None, Joints | None, bool] | IkResult:
+    ) -> tuple[Joints | None, Joints | None, bool] | Answer:
         """Step 3, 2R: (elbow up, elbow down, coincident) keeping the elbow that has the
         requested heading (None for the other), or ORIENTATION_UNREACHABLE.
 
@@ -225,20 +236,25 @@ class PlanarArm(PlanarChain, Guarded):
         inner, outer = self.ring_12
         outside = max(0.0, r - outer, inner - r)
         if abs(norm(elbow_x, elbow_y) - l1) > HEADING_MATCH_TOLERANCE + outside:
-            text = heading_mismatch_text(x, y, heading, up, down)
-            return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
+            return refusal(
+                IkStatus.ORIENTATION_UNREACHABLE, heading_mismatch_text, x, y, heading, up, down
+            )
         shoulder = math.atan2(elbow_y, elbow_x)
         matched = (shoulder, wrap_angle(heading - shoulder))
         if sin_elbow < NEAR_COINCIDENT:
             return matched, matched, True
         if matched[1] < 0.0:
             if branch is Branch.ELBOW_DOWN:
-                text = wrong_elbow_heading_text(x, y, heading, down, "elbow down", "elbow up")
-                return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
+                return refusal(
+                    IkStatus.ORIENTATION_UNREACHABLE, wrong_elbow_heading_text, x, y, heading,
+                    down, "elbow down", "elbow up",
+                )  # fmt: skip
             return matched, None, sin_elbow == 0.0
         if branch is Branch.ELBOW_UP:
-            text = wrong_elbow_heading_text(x, y, heading, up, "elbow up", "elbow down")
-            return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
+            return refusal(
+                IkStatus.ORIENTATION_UNREACHABLE, wrong_elbow_heading_text, x, y, heading, up,
+                "elbow up", "elbow down",
+            )  # fmt: skip
         return None, matched, sin_elbow == 0.0
 
     def _within_limits(
@@ -266,6 +282,26 @@ class PlanarArm(PlanarChain, Guarded):
             down_fit = None  # one configuration: do not offer it twice
         return up_fit, up_margin, down_fit, down_margin
 
+    def _choice(
+        self,
+        branch: Branch,
+        current: Joints | None,
+        up: Joints | None,
+        down: Joints | None,
+        coincident: bool,
+        only_reason: str = ONLY_WITHIN_LIMITS,
+    ) -> tuple[Choice | None, Joints | None, Joints | None]:
+        """Steps 4-5: (the branch rule's choice among the elbows within the limits, or None;
+        the elbows moved into the limits, None for one outside them)."""
+        up_fit, up_margin, down_fit, down_margin = self._within_limits(
+            current, up, down, coincident
+        )
+        choice = choose_branch(
+            branch, up_fit, up_margin, down_fit, down_margin, coincident, current,
+            self.joint_kinds, only_reason,
+        )  # fmt: skip
+        return choice, up_fit, down_fit
+
     def _choose(
         self,
         branch: Branch,
@@ -274,36 +310,27 @@ class PlanarArm(PlanarChain, Guarded):
         down: Joints | None,
         sin_elbow: float,
         coincident: bool,
-        only_reason: str,
-    ) -> IkResult:
-        """Steps 4-6: the branch rule among the elbows within the limits (`_within_limits`;
-        else JOINT_LIMIT), then SINGULAR or OK."""
-        up_fit, up_margin, down_fit, down_margin = self._within_limits(
-            current, up, down, coincident
-        )
-        choice = choose_branch(
-            branch, up_fit, up_margin, down_fit, down_margin, coincident, current,
-            self.joint_kinds, only_reason,
-        )  # fmt: skip
+        only_reason: str = ONLY_WITHIN_LIMITS,
+    ) -> Answer:
+        """Steps 4-6: the branch rule among the elbows within the limits (`_choice`; else
+        JOINT_LIMIT), then SINGULAR or OK (`_answer`)."""
+        choice, up_fit, down_fit = self._choice(branch, current, up, down, coincident, only_reason)
         if choice is None:
             return limit_failure(self, branch, up, down, up_fit, down_fit)
+        return self._answer(choice, sin_elbow, coincident)
+
+    def _answer(self, choice: Choice, sin_elbow: float, coincident: bool) -> Answer:
+        """Step 6 for the branch rule's `choice`: SINGULAR below the singularity margin, else
+        OK, with the manipulability."""
         chosen, other, reason = choice
         if self.n_joints == 2:
             manipulability = self.link_lengths[0] * self.link_lengths[1] * sin_elbow
         else:
             manipulability = three_link_manipulability(self.link_lengths, chosen)
-        message = solved_text(chosen, coincident, reason)
-        if sin_elbow < self.singularity_margin:
-            message = singular_text(message, sin_elbow, self.singularity_margin)
-            return IkResult(IkStatus.SINGULAR, chosen, message, other, manipulability)
-        return IkResult(IkStatus.OK, chosen, message, other, manipulability)
-
-    def solve_checked(
-        self, x: float, y: float, heading: float | None, branch: Branch, current: Joints | None
-    ) -> IkResult:
-        """`solve` for a caller that has checked its inputs already (the spatial solve):
-        `current` None or n finite floats (rad); the rest is checked as `solve` checks it."""
-        return self._solve(x, y, heading, branch, current)
+        margin = self.singularity_margin
+        status = IkStatus.SINGULAR if sin_elbow < margin else IkStatus.OK
+        words = partial(solved_words, chosen, coincident, reason, sin_elbow, margin)
+        return Answer(status, chosen, words, other, manipulability)
 
     def _checked_current(self, current: Any) -> Joints | IkResult:
         """`current` as n finite floats (rad), or its INVALID_INPUT."""
@@ -321,81 +348,6 @@ class PlanarArm(PlanarChain, Guarded):
         if not all(map(math.isfinite, values)):
             return invalid_input(f"current {values!r} holds a NaN or infinite value")
         return values
-
-    # --- 3R without a heading ---------------------------------------------------------------
-
-    def _solve_free_heading(
-        self, x: float, y: float, branch: Branch, current: Joints | None
-    ) -> IkResult:
-        """A 3R target without a heading: the heading by the rule of `tool_angles.py` (least
-        motion from `current`; without it, or for MAX_LIMIT_MARGIN, the feasible heading
-        nearest the one pointing away from the base), then solved with it."""
-        r = norm(x, y)
-        inner, outer = self.ring
-        if not inner - self.edge_tolerance <= r <= outer + self.edge_tolerance:
-            return ring_failure(x, y, r, self.ring)
-        phi, delta_lo, _ = heading_band(self.link_lengths, x, y, self.edge_tolerance)
-        if delta_lo != delta_lo:  # only within edge_tolerance of the ring: nothing fits
-            return ring_failure(x, y, r, self.ring)
-        if current is not None and branch is not Branch.MAX_LIMIT_MARGIN:
-            elbows = {Branch.ELBOW_UP: (0,), Branch.ELBOW_DOWN: (1,)}.get(branch, (0, 1))
-            found = least_motion_heading(self, x, y, elbows, current)
-            if found is None:
-                return IkResult(IkStatus.JOINT_LIMIT, None, no_heading_text(x, y, branch))
-            result = self._solve(x, y, found[0], branch, current)
-            return with_heading_note(result, found[0], "least motion from current")
-        result, heading, rule = self.nearest_feasible_heading(x, y, phi, delta_lo, branch)
-        if result is None:
-            return IkResult(IkStatus.JOINT_LIMIT, None, no_heading_text(x, y, branch))
-        return with_heading_note(result, heading, rule)
-
-    def free_heading_candidates(self, x: Any, y: Any, phi: Any, delta_lo: Any) -> list[Any]:
-        """The headings (rad; floats, or arrays for many targets) among which the nearest
-        feasible one to `phi` lies (`tool_angles.py`): the reachable one nearest `phi` (first),
-        its mirror image about `phi`, and every limit heading."""
-        return [phi + delta_lo, phi - delta_lo, *limit_headings(self, x, y)]
-
-    def nearest_feasible_heading(
-        self, x: float, y: float, phi: float, delta_lo: float, branch: Branch
-    ) -> tuple[IkResult | None, float, str]:
-        """(the solve at it, heading, the rule's words) of a 3R target without `current`: the
-        feasible heading nearest the one pointing away from the base (`tool_angles.
-        nearest_heading`, the candidates tried nearest first), or (None, 0.0, "") when no
-        heading is feasible."""
-        away = wrap_angle(phi + delta_lo)
-        if self._chosen_at_heading(x, y, away, branch, None) is not None:
-            result = self._solve(x, y, away, branch, None)
-            return result, away, "pointing away from the base"  # the nearest reachable one
-        headings = self.free_heading_candidates(x, y, phi, delta_lo)
-
-        def feasible(index: int) -> bool:
-            heading = wrap_angle(headings[index])
-            return index > 0 and self._chosen_at_heading(x, y, heading, branch, None) is not None
-
-        index = nearest_feasible(phi, headings, feasible)
-        if index < 0:
-            return None, 0.0, ""
-        heading = wrap_angle(headings[index])
-        return self._solve(x, y, heading, branch, None), heading, "nearest feasible"
-
-    def _chosen_at_heading(
-        self, x: float, y: float, heading: float, branch: Branch, current: Joints | None
-    ) -> Joints | None:
-        """The joints `_solve` would answer for (x, y) with `heading` on a 3R arm (steps 2 and
-        4, the same calls), or None when it would refuse."""
-        elbows = three_link_ik(self.link_lengths, x, y, heading, self.edge_tolerance)
-        if elbows is None:
-            return None
-        up, down, sin_elbow = elbows
-        coincident = sin_elbow == 0.0
-        up_fit, up_margin, down_fit, down_margin = self._within_limits(
-            current, up, down, coincident
-        )
-        choice = choose_branch(
-            branch, up_fit, up_margin, down_fit, down_margin, coincident, current,
-            self.joint_kinds,
-        )  # fmt: skip
-        return None if choice is None else choice[0]
 
     # --- many targets -----------------------------------------------------------------------
 
@@ -486,7 +438,7 @@ class PlanarArm(PlanarChain, Guarded):
                 return [seed] * (1 if stop_on_failure else count)
         results = []
         for x, y, heading in zip(xs_list, ys_list, heading_list, strict=True):
-            result = self._solve_inside(x, y, heading, branch, seed)
+            result = self.answer(x, y, heading, branch, seed).result()
             results.append(result)
             if result.joints is not None:  # solved (OK or SINGULAR)
                 seed = result.joints

@@ -26,9 +26,22 @@ a joint on it in every candidate, and rounding alone would otherwise pick one.""
 Choice = tuple[Joints, "Joints | None", str]
 """(the chosen joints, the other feasible elbow or None, the reason as message text)."""
 
+ONLY_WITHIN_LIMITS = " (the only branch within limits)"
+"""The reason of a single elbow within the limits, as message text."""
 REQUESTED_ELBOWS = (Branch.ELBOW_UP, Branch.ELBOW_DOWN)
 """The rules that name one elbow. A tuple, not a set: `in` compares IntEnum members as ints,
 where a set would hash them through Enum.__hash__, a Python-level method."""
+
+
+def branch_elbows(branch: Branch) -> tuple[int, ...]:
+    """The elbows (0 up, 1 down) a branch rule may take.
+
+    >>> branch_elbows(Branch.ELBOW_DOWN), branch_elbows(Branch.CLOSEST)
+    ((1,), (0, 1))
+    """
+    if branch is Branch.ELBOW_UP:
+        return (0,)
+    return (1,) if branch is Branch.ELBOW_DOWN else (0, 1)
 
 
 def joint_distance(
@@ -57,7 +70,7 @@ def choose_branch(
     coincident: bool,
     current: Joints | None,
     kinds: Sequence[str],
-    only_reason: str = " (the only branch within limits)",
+    only_reason: str = ONLY_WITHIN_LIMITS,
 ) -> Choice | None:
     """Apply the branch rule to the feasible elbows `up` / `down` (None: not feasible), whose
     limit margins (rad, `PlanarChain.limit_margin`) are `up_margin` / `down_margin`; None when

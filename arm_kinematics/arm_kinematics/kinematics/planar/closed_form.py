@@ -206,6 +206,31 @@ def three_link_ik(
     return up, down, sin_elbow
 
 
+class HeadingIk(dict):
+    """`three_link_ik` of one target (x, y) (m) of a 3R `chain` by heading (rad): `ik[heading]`
+    is (elbow up, elbow down, |sin theta_2|), or None off the ring, each heading solved once
+    (a heading search asks again for headings it has seen: both elbows at one heading, then
+    the solve at the heading it picks). A dict that fills itself (`__missing__`).
+
+    >>> from arm_kinematics.kinematics import PlanarChain
+    >>> ik = HeadingIk(PlanarChain((1.0, 0.8, 0.3)), 1.0731, 1.5727)
+    >>> ik[math.radians(90)] is ik[math.radians(90)], ik[math.radians(-90)] is None
+    (True, True)
+    """
+
+    def __init__(self, chain: Any, x: float, y: float) -> None:
+        self.lengths: tuple[float, float, float] = chain.link_lengths
+        self.edge_tolerance: float = chain.edge_tolerance
+        self.x, self.y = x, y
+
+    def __missing__(
+        self, heading: float
+    ) -> tuple[tuple[float, float, float], tuple[float, float, float], float] | None:
+        elbows = three_link_ik(self.lengths, self.x, self.y, heading, self.edge_tolerance)
+        self[heading] = elbows
+        return elbows
+
+
 def three_link_manipulability(
     lengths: tuple[float, float, float], joints: Sequence[Any], xp: ModuleType = math
 ) -> Any:

@@ -20,7 +20,8 @@ def degrees_text(angle: float) -> str:
     >>> degrees_text(math.pi / 6), degrees_text(-1e-17)
     ('30.00 deg', '0.00 deg')
     """
-    return f"{round(math.degrees(angle), 2) + 0.0:.2f} deg"  # + 0.0: never "-0.00"
+    text = f"{math.degrees(angle):.2f}"  # correctly rounded, as round(., 2) is
+    return "0.00 deg" if text == "-0.00" else text + " deg"
 
 
 def metres_text(value: float) -> str:
@@ -97,6 +98,21 @@ def singular_text(ok_message: str, sin_elbow: float, margin: float) -> str:
         f"SINGULAR: {ok_message[4:]}, but |sin(joint 2)| = {sin_elbow:.3g} is below the "
         f"singularity margin {margin:g}: slow down"
     )
+
+
+def solved_words(
+    joints: Sequence[float], coincident: bool, reason: str, sin_elbow: float, margin: float
+) -> str:
+    """OK (`solved_text`), or SINGULAR (`singular_text`) when |sin(joint 2)| `sin_elbow` is
+    below the singularity `margin`.
+
+    >>> solved_words((0.5, 0.01), False, "", 0.01, 0.02)[:29]
+    'SINGULAR: solved elbow down, '
+    """
+    message = solved_text(joints, coincident, reason)
+    if sin_elbow < margin:
+        return singular_text(message, sin_elbow, margin)
+    return message
 
 
 def heading_note_text(message: str, heading: float, rule: str) -> str:

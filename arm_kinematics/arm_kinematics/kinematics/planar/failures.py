@@ -1,13 +1,16 @@
 """The answers of a planar solve that say no, and the heading note of one that says yes: which
-status and which words (`explain.py` holds the texts). Metres and radians, the arm's plane.
+status and which words (`explain.py` holds the texts), as `Answer`s whose words are made when
+read. Metres and radians, the arm's plane.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
-from ..types import Branch, IkResult, IkStatus
+from ..types import Answer, Branch, IkStatus, refusal
 from .closed_form import wrist_point
 from .explain import (
     heading_note_text,
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
 Joints = tuple[float, ...]
 
 
-def ring_failure(x: float, y: float, r: float, ring: tuple[float, float]) -> IkResult:
+def ring_failure(x: float, y: float, r: float, ring: tuple[float, float]) -> Answer:
     """TOO_FAR beyond the `ring`'s outer edge (m), else TOO_CLOSE, for a target `r` m out.
 
     >>> ring_failure(3.0, 0.0, 3.0, (0.2, 1.8)).status.name
@@ -34,11 +37,11 @@ def ring_failure(x: float, y: float, r: float, ring: tuple[float, float]) -> IkR
     """
     inner, outer = ring
     if r > outer:
-        return IkResult(IkStatus.TOO_FAR, None, too_far_text(x, y, r, outer))
-    return IkResult(IkStatus.TOO_CLOSE, None, too_close_text(x, y, r, inner))
+        return refusal(IkStatus.TOO_FAR, too_far_text, x, y, r, outer)
+    return refusal(IkStatus.TOO_CLOSE, too_close_text, x, y, r, inner)
 
 
-def wrist_failure(chain: PlanarChain, x: float, y: float, heading: float) -> IkResult:
+def wrist_failure(chain: PlanarChain, x: float, y: float, heading: float) -> Answer:
     """Why a 3R closed form found no wrist solve: the tip off its ring (TOO_FAR / TOO_CLOSE),
     else ORIENTATION_UNREACHABLE (the wrist point off links 1-2's ring), with the headings
     that would reach the target."""
@@ -46,7 +49,11 @@ def wrist_failure(chain: PlanarChain, x: float, y: float, heading: float) -> IkR
     inner, outer = chain.ring
     if not inner - chain.edge_tolerance <= r <= outer + chain.edge_tolerance:
         return ring_failure(x, y, r, chain.ring)
-    text = orientation_3r_text(
+    return refusal(IkStatus.ORIENTATION_UNREACHABLE, _wrist_text, chain, x, y, heading)
+
+
+def _wrist_text(chain: PlanarChain, x: float, y: float, heading: float) -> str:
+    return orientation_3r_text(
         x,
         y,
         heading,
@@ -54,7 +61,6 @@ def wrist_failure(chain: PlanarChain, x: float, y: float, heading: float) -> IkR
         chain.ring_12,
         reachable_headings(chain.link_lengths, x, y, chain.edge_tolerance),
     )
-    return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, text)
 
 
 def limit_failure(
@@ -64,14 +70,23 @@ def limit_failure(
     down: Joints | None,
     up_fit: Joints | None,
     down_fit: Joints | None,
-) -> IkResult:
+) -> Answer:
     """JOINT_LIMIT naming the joint each elbow would need outside its limits (and, for a
     requested elbow, whether the other one is feasible)."""
     other_fit = down_fit if branch is Branch.ELBOW_UP else up_fit
-    text = limit_failure_text(
+    return refusal(IkStatus.JOINT_LIMIT, _limit_text, chain, branch, up, down, other_fit)
+
+
+def _limit_text(
+    chain: PlanarChain,
+    branch: Branch,
+    up: Joints | None,
+    down: Joints | None,
+    other_fit: Joints | None,
+) -> str:
+    return limit_failure_text(
         branch, violation(chain, up), violation(chain, down), other_fit is not None
     )
-    return IkResult(IkStatus.JOINT_LIMIT, None, text)
 
 
 def violation(chain: PlanarChain, joints: Joints | None) -> str | None:
@@ -96,9 +111,14 @@ def violation(chain: PlanarChain, joints: Joints | None) -> str | None:
     return "a joint outside its limits"
 
 
-def with_heading_note(result: IkResult, heading: float, rule: str) -> IkResult:
+def with_heading_note(answer: Answer, heading: float, rule: str) -> Answer:
     """A solved 3R answer whose heading (rad) the solve chose, with that heading and its
     `rule` said; a refusal as it is."""
-    if not result.ok:
-        return result
-    return result._replace(message=heading_note_text(result.message, heading, rule))
+    if not answer.ok:
+        return answer
+    words = partial(_noted, answer.words, heading, rule)
+    return Answer(answer.status, answer.joints, words, answer.alternative, answer.manipulability)
+
+
+def _noted(words: Callable[[], str], heading: float, rule: str) -> str:
+    return heading_note_text(words(), heading, rule)

@@ -21,10 +21,12 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..angles import TAU, wrap_angle
-from ..array_api import norm
-from .closed_form import three_link_ik
-from .limits import CONTINUOUS, WIDE, joint_motion
+from ..array_api import array_namespace
+from .closed_form import HeadingIk
+from .limits import CONTINUOUS, LIMIT_TOLERANCE, WIDE, joint_motion
 from .tool_angles import heading_band, joint_value_headings, limit_headings
 
 if TYPE_CHECKING:
@@ -52,16 +54,21 @@ def joint_rates(lengths: Sequence[float], joints: Joints) -> tuple[Joints, Joint
         (theta_1 + theta_2)' = -L3 sin(theta_2 + theta_3) / (L2 sin theta_2),
         theta_3' = 1 - (theta_1 + theta_2)'.
 
+    Floats for one pose, arrays (one per joint) for many (`array_api`).
+
     >>> first, _ = joint_rates((1.0, 0.8, 0.3), (0.3, 1.0, 0.5))
     >>> round(sum(first), 12)  # the joints add up to the heading
     1.0
     """
     l1, l2, l3 = lengths
     _, q2, q3 = joints
-    s2, c2 = math.sin(q2), math.cos(q2)
-    s3, c3 = math.sin(q3), math.cos(q3)
-    s23, c23 = math.sin(q2 + q3), math.cos(q2 + q3)
-    if s2 == 0.0:  # links 1-2 in line: the rates are infinite
+    xp = array_namespace(q2, q3)
+    s2, c2 = xp.sin(q2), xp.cos(q2)
+    s3, c3 = xp.sin(q3), xp.cos(q3)
+    s23, c23 = xp.sin(q2 + q3), xp.cos(q2 + q3)
+    if xp is not math:  # links 1-2 in line: the rates are infinite (NaN) on those rows
+        s2 = np.where(s2 == 0.0, np.nan, s2)
+    elif s2 == 0.0:
         nan = (math.nan, math.nan, math.nan)
         return nan, nan
     rate_1 = l3 * s3 / (l1 * s2)
@@ -72,47 +79,74 @@ def joint_rates(lengths: Sequence[float], joints: Joints) -> tuple[Joints, Joint
     return (rate_1, rate_2, rate_3), (accel_1, accel_12 - accel_1, -accel_12)
 
 
-class _Motion:
-    """The joint motion from `current` of one elbow of a 3R chain as the heading turns."""
+class _Motion(dict):
+    """The joint motion from `current` of one elbow (0 up, 1 down) of a 3R chain reaching one
+    target (`ik`: its closed form at any heading) as the heading turns: `motion[heading]` is
+    the elbow's `Pose` there, or None off the ring, each heading's computed once (a dict that
+    fills itself). A 3R chain has three joints: the sums over them are written out."""
 
-    def __init__(self, chain: PlanarChain, x: float, y: float, elbow: int, current: Joints):
-        self.chain, self.x, self.y, self.elbow, self.current = chain, x, y, elbow, current
-        self._known: dict[float, Joints | None] = {}
+    def __init__(self, chain: PlanarChain, ik: HeadingIk, elbow: int, current: Joints):
+        self.chain, self.ik, self.elbow, self.current = chain, ik, elbow, current
+        self.x, self.y = ik.x, ik.y
+        self.lengths = chain.link_lengths
+        self.wrapped = CONTINUOUS in chain.joint_kinds  # some motion goes the short way round
+
+    def __missing__(self, heading: float) -> Pose | None:
+        elbows = self.ik[heading]
+        if elbows is None:
+            self[heading] = None
+            return None
+        joints = elbows[self.elbow]
+        if self.chain.shifts_can_fit:  # moved by 2 pi into the limits nearest current
+            joints = self.chain.fit_into_limits(joints, self.current) or joints
+        if self.wrapped:
+            m1, m2, m3 = joint_motion(self.current, joints, self.chain.joint_kinds)
+        else:
+            (q1, q2, q3), (c1, c2, c3) = joints, self.current
+            m1, m2, m3 = q1 - c1, q2 - c2, q3 - c3
+        rates = joint_rates(self.lengths, joints)
+        (d1, d2, d3), (s1, s2, s3) = rates
+        cost = m1 * m1 + m2 * m2 + m3 * m3
+        slope = m1 * d1 + m2 * d2 + m3 * d3
+        curvature = (d1 * d1 + m1 * s1) + (d2 * d2 + m2 * s2) + (d3 * d3 + m3 * s3)
+        pose = (joints, cost, slope, curvature, rates[0])
+        self[heading] = pose
+        return pose
 
     def joints(self, heading: float) -> Joints | None:
         """The elbow's joints at `heading`, moved by 2 pi into the limits nearest `current`
-        (as the solve does); None off the ring. Each heading's are computed once."""
-        if heading not in self._known:
-            self._known[heading] = self._joints(heading)
-        return self._known[heading]
+        (as the solve does); None off the ring."""
+        pose = self[heading]
+        return None if pose is None else pose[0]
 
-    def _joints(self, heading: float) -> Joints | None:
-        lengths, tolerance = self.chain.link_lengths, self.chain.edge_tolerance
-        elbows = three_link_ik(lengths, self.x, self.y, heading, tolerance)
-        if elbows is None:
+    def feasible(self, heading: float) -> Pose | None:
+        """The elbow's pose at `heading` where it is within the limits (after the 2 pi shift
+        the limits allow), else None."""
+        pose = self[heading]
+        if pose is None:
             return None
-        joints = elbows[self.elbow]
+        fitted = pose[0]
         if self.chain.shifts_can_fit:
-            joints = self.chain.fit_into_limits(joints, self.current) or joints
-        return joints
+            fitted = self.chain.fit_into_limits(fitted, fitted)
+        if fitted is None or not self.chain.limit_margin(fitted) >= -LIMIT_TOLERANCE:
+            return None
+        return pose
 
     def cost(self, heading: float) -> float:
         """Squared joint motion (rad^2) at `heading`; inf off the ring."""
-        joints = self.joints(heading)
-        if joints is None:
-            return math.inf
-        return sum(d * d for d in joint_motion(self.current, joints, self.chain.joint_kinds))
+        pose = self[heading]
+        return math.inf if pose is None else pose[1]
 
     def slope(self, heading: float) -> tuple[float, float]:
         """Half the first and second derivatives of the squared motion by the heading."""
-        joints = self.joints(heading)
-        if joints is None:
-            return math.nan, math.nan
-        motion = joint_motion(self.current, joints, self.chain.joint_kinds)
-        first, second = joint_rates(self.chain.link_lengths, joints)
-        slope = sum(m * d for m, d in zip(motion, first, strict=True))
-        curvature = sum(d * d + m * s for m, d, s in zip(motion, first, second, strict=True))
-        return slope, curvature
+        pose = self[heading]
+        return (math.nan, math.nan) if pose is None else (pose[2], pose[3])
+
+
+Pose = tuple[Joints, float, float, float, Joints]
+"""One elbow at one heading: (its joints (rad), their squared motion from current (rad^2),
+half its first and second derivatives by the heading, the joints' rates (`joint_rates`)): a
+plain tuple, unpacked where read (built for every heading a search tries)."""
 
 
 def _minimum_on(motion: _Motion, lo: float, hi: float) -> tuple[float, float]:
@@ -159,7 +193,9 @@ def _minimum_on(motion: _Motion, lo: float, hi: float) -> tuple[float, float]:
 
 def _slope_root(motion: _Motion, lo: float, hi: float) -> tuple[float, float]:
     """(squared motion, heading) where the slope, < 0 at `lo` and > 0 at `hi`, is 0: Newton's
-    method within the bracket, halving it where a step would leave it."""
+    method within the bracket, halving it where a step would leave it, until a Newton step
+    moves less than ROOT_STEP (the root found to rounding) or the bracket is narrower than
+    ROOT_BRACKET."""
     heading = 0.5 * (lo + hi)
     for _ in range(60):
         slope, curvature = motion.slope(heading)
@@ -170,10 +206,19 @@ def _slope_root(motion: _Motion, lo: float, hi: float) -> tuple[float, float]:
         else:
             hi = heading
         step = heading - slope / curvature if curvature > 0.0 else math.nan
-        heading = step if lo < step < hi else 0.5 * (lo + hi)
-        if hi - lo < 1e-13:
+        newton = lo < step < hi
+        settled = newton and abs(step - heading) < ROOT_STEP
+        heading = step if newton else 0.5 * (lo + hi)
+        if settled or hi - lo < ROOT_BRACKET:
             break
     return motion.cost(heading), heading
+
+
+ROOT_STEP = 1e-14
+"""rad: a Newton step this small ends the search for the slope's root (the next would be
+about its square: rounding)."""
+ROOT_BRACKET = 1e-15
+"""rad: a bracket this narrow ends it too (a few units in the last place of a heading)."""
 
 
 def heading_pieces(
@@ -203,9 +248,9 @@ def heading_pieces(
     return pieces
 
 
-def _feasible_elbows(chain: PlanarChain, x: float, y: float, heading: float) -> list[int]:
-    """The elbows (0 up, 1 down) that reach (x, y) with `heading` within the limits."""
-    elbows = three_link_ik(chain.link_lengths, x, y, heading, chain.edge_tolerance)
+def _feasible_elbows(chain: PlanarChain, ik: HeadingIk, heading: float) -> list[int]:
+    """The elbows (0 up, 1 down) that reach the target with `heading` within the limits."""
+    elbows = ik[heading]
     if elbows is None:
         return []
     return [elbow for elbow in (0, 1) if _within_limits(chain, elbows[elbow])]
@@ -213,15 +258,21 @@ def _feasible_elbows(chain: PlanarChain, x: float, y: float, heading: float) -> 
 
 def _within_limits(chain: PlanarChain, joints: Joints) -> bool:
     fitted = chain.fit_into_limits(joints, joints) if chain.shifts_can_fit else joints
-    return fitted is not None and chain.limit_margin(fitted) >= -1e-9
+    return fitted is not None and chain.limit_margin(fitted) >= -LIMIT_TOLERANCE
 
 
 def least_motion_heading(
-    chain: PlanarChain, x: float, y: float, elbows: Sequence[int], current: Joints
+    chain: PlanarChain,
+    x: float,
+    y: float,
+    elbows: Sequence[int],
+    current: Joints,
+    ik: HeadingIk | None = None,
 ) -> tuple[float, int] | None:
     """(heading, elbow) with the least joint motion from `current` (rad) among the headings
     on which one of `elbows` (0 up, 1 down) of the 3R `chain` reaches (x, y) (m) within its
-    limits; None when no heading does.
+    limits; None when no heading does. `ik`: the target's closed form, each heading solved
+    once (the caller's, to solve again at the heading found for nothing).
 
     First from current's own heading (`_near_current`: a chain of nearby targets ends
     there). Else every piece: the reachable headings are cut where a joint meets a limit,
@@ -239,8 +290,11 @@ def least_motion_heading(
     (0.0, 1)
     """
     held = math.fsum(current)
-    order = sorted(elbows, key=lambda elbow: _elbow_gap(chain, elbow, current))
-    near = _near_current(chain, x, y, order, current, held)
+    ik = HeadingIk(chain, x, y) if ik is None else ik
+    order = elbows
+    if len(elbows) == 2 and _elbow_gap(chain, 1, current) < _elbow_gap(chain, 0, current):
+        order = (1, 0)  # the elbow nearer current first (a stable sort of the two)
+    near = _near_current(chain, ik, order, current, held)
     if near is not None:
         return near
     pieces = heading_pieces(chain, x, y, _current_headings(chain, x, y, current))
@@ -252,17 +306,18 @@ def least_motion_heading(
         return 0.0 if lo <= near <= hi else min(abs(near - lo), abs(near - hi))
 
     best: tuple[float, float, int] | None = None
-    for piece in sorted(pieces, key=gap):
-        if best is not None and gap(piece) / SQRT_3 >= math.sqrt(best[0]):
+    nearest_first = sorted([(gap(piece), index, piece) for index, piece in enumerate(pieces)])
+    for piece_gap, _, piece in nearest_first:
+        if best is not None and piece_gap / SQRT_3 >= math.sqrt(best[0]):
             break  # this and the later pieces cannot move less
         lo, hi = piece
-        feasible = _feasible_elbows(chain, x, y, 0.5 * (lo + hi))
+        feasible = _feasible_elbows(chain, ik, 0.5 * (lo + hi))
         for elbow in order:
             if elbow not in feasible:
                 continue
             if best is not None and _elbow_gap(chain, elbow, current) >= math.sqrt(best[0]):
                 continue
-            heading, cost = _minimum_on(_Motion(chain, x, y, elbow, current), lo, hi)
+            heading, cost = _minimum_on(_Motion(chain, ik, elbow, current), lo, hi)
             if best is None or cost < best[0]:
                 best = (cost, heading, elbow)
     return None if best is None else (wrap_angle(best[1]), best[2])
@@ -282,8 +337,7 @@ def _elbow_gap(chain: PlanarChain, elbow: int, current: Joints) -> float:
 
 def _near_current(
     chain: PlanarChain,
-    x: float,
-    y: float,
+    ik: HeadingIk,
     elbows: Sequence[int],
     current: Joints,
     held: float,
@@ -298,34 +352,36 @@ def _near_current(
     across it, the elbow stays within its limits and on the ring (`_clear`), or else when the limit
     headings in it, where that elbow is feasible, are among the candidates; and the other
     elbows are farther than D (`_elbow_gap`)."""
+    x, y = ik.x, ik.y
     for index, elbow in enumerate(elbows):
-        motion = _Motion(chain, x, y, elbow, current)
-        held_joints = motion.joints(held)
-        if held_joints is None or not _within_limits(chain, held_joints):
+        motion = _Motion(chain, ik, elbow, current)
+        at_held = motion.feasible(held)
+        if at_held is None:
             continue
-        found = [(motion.cost(held), held)]
-        if found[0][0] <= SETTLED:  # current reaches the target: nothing moves less
+        found = [(at_held[1], held)]
+        if at_held[1] <= SETTLED:  # current reaches the target: nothing moves less
             return wrap_angle(held), elbow
         heading = _newton_from(motion, held)
         if heading is not None:
-            joints = motion.joints(heading)
-            if joints is not None and _within_limits(chain, joints):
-                found.append((motion.cost(heading), heading))
+            at_heading = motion.feasible(heading)
+            if at_heading is not None:
+                found.append((at_heading[1], heading))
         cost, heading = min(found)
         window = SQRT_3 * math.sqrt(cost) + 1e-9
         if window > NEAR:
             return None
-        if any(_elbow_gap(chain, other, current) ** 2 < cost for other in elbows[index + 1 :]):
-            return None
+        for other in elbows[index + 1 :]:
+            if _elbow_gap(chain, other, current) ** 2 < cost:
+                return None
         if heading != held and _clear(chain, motion, (held, heading), window):
             return wrap_angle(heading), elbow
         phi, delta_lo, delta_hi = heading_band(chain.link_lengths, x, y, chain.edge_tolerance)
         ends = (phi + delta_lo, phi - delta_lo, phi + delta_hi, phi - delta_hi)
         for cut in (*limit_headings(chain, x, y), *ends):
-            if math.isfinite(cut) and abs(wrap_angle(cut - held)) <= window:
-                joints = motion.joints(cut)
-                if joints is not None and _within_limits(chain, joints):
-                    found.append((motion.cost(cut), cut))
+            near = math.isfinite(cut) and abs(wrap_angle(cut - held)) <= window
+            at_cut = motion.feasible(cut) if near else None
+            if at_cut is not None:
+                found.append((at_cut[1], cut))
         cost, heading = min(found)
         return wrap_angle(heading), elbow
     return None
@@ -339,14 +395,17 @@ def _clear(chain: PlanarChain, motion: _Motion, headings: Sequence[float], windo
     l1, l2, l3 = chain.link_lengths
     inner, outer = abs(l1 - l2), l1 + l2
     for heading in headings:
-        joints = motion.joints(heading)
-        if joints is None or abs(math.sin(joints[1])) < 0.05:
+        pose = motion[heading]
+        if pose is None:
             return False
-        first, _ = joint_rates(chain.link_lengths, joints)
-        moved = 2.0 * window * sum(abs(rate) for rate in first)
+        joints, _, _, _, (d1, d2, d3) = pose
+        if abs(math.sin(joints[1])) < 0.05:
+            return False
+        moved = 2.0 * window * (abs(d1) + abs(d2) + abs(d3))
         if chain.limit_margin(joints) <= moved:
             return False
-        wrist = norm(motion.x - l3 * math.cos(heading), motion.y - l3 * math.sin(heading))
+        wrist_x, wrist_y = motion.x - l3 * math.cos(heading), motion.y - l3 * math.sin(heading)
+        wrist = math.sqrt(wrist_x * wrist_x + wrist_y * wrist_y)
         if min(wrist - inner, outer - wrist) <= 2.0 * window * l3:
             return False
     return True
@@ -357,7 +416,10 @@ def _newton_from(motion: _Motion, heading: float) -> float | None:
     rad (the motion is flat there: 1e-20 rad^2 off the least); None when it does not settle
     within 12 steps or meets a non-convex stretch."""
     for _ in range(12):
-        slope, curvature = motion.slope(heading)
+        pose = motion[heading]
+        if pose is None:
+            return None
+        _, _, slope, curvature, _ = pose
         if not (math.isfinite(slope) and curvature > 0.0):
             return None
         step = slope / curvature

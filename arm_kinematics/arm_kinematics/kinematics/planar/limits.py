@@ -59,6 +59,17 @@ def shift_range(angle: float, lo: float, hi: float) -> tuple[float, float]:
     return k_min, k_max
 
 
+def fits_once(limits: tuple[float, float]) -> bool:
+    """True when at most one k * 2 pi shift puts an angle within `limits` (rad), their
+    LIMIT_TOLERANCE of slack included: limits less than a turn apart.
+
+    >>> fits_once((-3.0, 3.0)), fits_once((-math.pi, math.pi)), fits_once((-4.0, 4.0))
+    (True, False, False)
+    """
+    lo, hi = limits
+    return hi - lo + 2.0 * LIMIT_TOLERANCE < TAU
+
+
 def limit_kind(lo: float, hi: float) -> str:
     """CONTINUOUS, NARROW or WIDE for limits (lo, hi) in rad.
 

@@ -12,23 +12,24 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..types import Branch, IkArrays, IkStatus, branch_of
+from ..types import SOLVED_MAX, Branch, IkArrays, IkStatus, branch_of
 
 if TYPE_CHECKING:
-    from .many import Answers
+    from .elbows_many import Answers
 
 
 @dataclass
 class Order:
     """How the rows of a `solve_many` are taken: their `seeds`, the branch `rule` (CLOSEST
     where the one given is not a branch: every row INVALID_INPUT then), the `out`put with the
-    invalid rows marked, the `unseeded` rows (on arrays) and those solved `in_order` (seeded,
-    or every row of a chain)."""
+    invalid rows marked, the `unseeded` rows and the `seeded` ones (each its own seed: both on
+    arrays), and those solved `in_order` (every row of a chain)."""
 
     seeds: Seeds
     rule: Branch
     out: Output
     unseeded: np.ndarray
+    seeded: np.ndarray
     in_order: np.ndarray
 
     @classmethod
@@ -42,10 +43,12 @@ class Order:
         out = Output(count, n)
         out.status[~valid] = IkStatus.INVALID_INPUT
         todo = np.flatnonzero(valid)
-        unseeded = todo[~seeds.given[todo]] if not chain else todo[:0]
-        in_order = todo if chain else todo[seeds.given[todo]]
+        none = todo[:0]
+        unseeded = none if chain else todo[~seeds.given[todo]]
+        seeded = none if chain else todo[seeds.given[todo]]
+        in_order = todo if chain else none
         rule = checked if checked is not None else Branch.CLOSEST
-        return cls(seeds, rule, out, unseeded, in_order)
+        return cls(seeds, rule, out, unseeded, seeded, in_order)
 
 
 @dataclass
@@ -111,26 +114,53 @@ class Output:
         self.manipulability[rows] = answers.manipulability
 
     def put_in_order(self, rows: np.ndarray, seeds: Seeds, chain: bool, solve_row) -> None:
-        """Solve `rows` one at a time, in order (`solve_row(index, seed)` -> (status,
-        joints, other, manipulability)); in a chain each row seeded by the last solution."""
-        seed = None
-        if chain and len(seeds.given) and seeds.given[0]:
-            seed = tuple(seeds.values[0].tolist())
-        for index in rows.tolist():
-            if not chain:
-                seed = tuple(seeds.values[index].tolist())
+        """Solve `rows` one at a time, in order (`solve_row(place, seed)` -> (status,
+        joints, other, manipulability), `place` the row's place in `rows`); in a chain each
+        row seeded by the last solution. The loop is plain floats and lists; the arrays are
+        filled once at the end."""
+        indices = rows.tolist()
+        if not indices:
+            return
+        if chain:
+            seed = tuple(seeds.values[0].tolist()) if seeds.given[0] else None
+            row_seeds: list[tuple[float, ...] | None] = []
+        else:
+            row_seeds = [tuple(values) for values in seeds.values[rows].tolist()]
+        statuses = []
+        solved: list[int] = []
+        solved_joints, solved_manipulability = [], []
+        with_other: list[int] = []
+        other_joints = []
+        for place, index in enumerate(indices):
+            if chain:
+                row_seeds.append(seed)
             else:
-                seeds.values[index] = seed if seed is not None else 0.0
-                seeds.given[index] = seed is not None
-            status, joints, other, manipulability = solve_row(index, seed)
-            self.status[index] = status
-            if joints is not None and status <= IkStatus.SINGULAR:
-                self.joints[index] = joints
-                self.manipulability[index] = manipulability
+                seed = row_seeds[place]
+            status, joints, other, manipulability = solve_row(place, seed)
+            statuses.append(status)
+            if joints is not None and status <= SOLVED_MAX:
+                solved.append(index)
+                solved_joints.append(joints)
+                solved_manipulability.append(manipulability)
                 if other is not None:
-                    self.other[index], self.has_other[index] = other, True
+                    with_other.append(index)
+                    other_joints.append(other)
                 if chain:
                     seed = tuple(map(float, joints))
+        self.status[rows] = statuses
+        if solved:
+            self.joints[solved] = solved_joints
+            self.manipulability[solved] = solved_manipulability
+        if with_other:
+            self.other[with_other] = other_joints
+            self.has_other[with_other] = True
+        if chain:  # each row's seed, for a refused row's joints and for its words
+            given = np.array([seed is not None for seed in row_seeds])
+            seeds.given[rows] = given
+            seeded = rows[given]
+            if seeded.size:
+                seeds.values[seeded] = [seed for seed in row_seeds if seed is not None]
+            seeds.values[rows[~given]] = 0.0
 
     def arrays(self, seeds: Seeds, solve_row) -> IkArrays:
         """The finished `IkArrays`: a refused row holds its seed (zeros without one), a row

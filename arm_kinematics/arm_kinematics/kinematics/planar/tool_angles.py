@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..angles import TAU
-from ..array_api import acos_or_nan, arccos, array_namespace, clip, norm, where
+from ..array_api import acos_or_nan, arccos, array_namespace, clip, hypot, norm, where
 from .closed_form import triangle_cosine
 from .limits import CONTINUOUS
 
@@ -123,24 +123,44 @@ def joint_value_headings(
     ...                                                                  "joint 3", 0.0))
     [0.261, 89.739]
     """
+    return _value_headings(_Target(x, y), lengths, which, value)
+
+
+class _Target:
+    """What every `joint_value_headings` of one target (or one array of targets) needs: the
+    point (m), its direction phi and distance r from the base (NaN at the base), and the
+    namespace of its formulas (`array_api`)."""
+
+    def __init__(self, x: Any, y: Any) -> None:
+        self.x, self.y = x, y
+        self.xp = array_namespace(x, y)
+        self.phi = self.xp.atan2(y, x)
+        self.r = _positive(norm(x, y))
+
+
+def _value_headings(
+    target: _Target, lengths: Sequence[float], which: str, value: Any
+) -> tuple[Any, Any]:
+    """`joint_value_headings` of a `_Target`; `value` (rad) one for every target, or an array
+    of one per target (a seed's joints)."""
     l1, l2, l3 = lengths
-    xp = array_namespace(x, y)
-    phi = xp.atan2(y, x)
-    r = _positive(norm(x, y))
+    x, y, xp, phi, r = target.x, target.y, target.xp, target.phi, target.r
+    vp = array_namespace(value)  # the value's own namespace: math for one value
     if which == "joint 1":  # W is L2 from E and L3 from P: the angle at P
-        ex, ey = l1 * math.cos(value) - x, l1 * math.sin(value) - y
+        ex, ey = l1 * vp.cos(value) - x, l1 * vp.sin(value) - y
         gamma = acos_or_nan(triangle_cosine(l3, _positive(norm(ex, ey)), l2), SLACK)
         base, offset = xp.atan2(ey, ex), math.pi
     elif which == "joint 2":  # W at a fixed distance from the base: the angle at P
-        radius = math.sqrt(max(0.0, l1 * l1 + l2 * l2 + 2.0 * l1 * l2 * math.cos(value)))
+        squared = l1 * l1 + l2 * l2 + 2.0 * l1 * l2 * vp.cos(value)
+        radius = vp.sqrt(where(squared > 0.0, squared, 0.0))
         gamma = acos_or_nan(triangle_cosine(r, l3, radius), SLACK)
         base, offset = phi, 0.0
     elif which == "joint 3":  # links 2-3 rigid, E on both circles: the angle at P
-        rigid = complex(l2 + l3 * math.cos(value), l3 * math.sin(value))
-        gamma = acos_or_nan(triangle_cosine(r, abs(rigid), l1), SLACK)
-        base, offset = phi, value - math.atan2(rigid.imag, rigid.real)
+        rigid_x, rigid_y = l2 + l3 * vp.cos(value), l3 * vp.sin(value)
+        gamma = acos_or_nan(triangle_cosine(r, hypot(rigid_x, rigid_y), l1), SLACK)
+        base, offset = phi, value - vp.atan2(rigid_y, rigid_x)
     elif which == "link 2":  # E is L3 from Q = P - L2 u(v) and L1 from the base
-        qx, qy = x - l2 * math.cos(value), y - l2 * math.sin(value)
+        qx, qy = x - l2 * vp.cos(value), y - l2 * vp.sin(value)
         gamma = acos_or_nan(triangle_cosine(_positive(norm(qx, qy)), l3, l1), SLACK)
         base, offset = xp.atan2(qy, qx), 0.0
     elif which == "link 3":
@@ -166,12 +186,25 @@ def limit_headings(chain: PlanarChain, x: Any, y: Any) -> list[Any]:
     >>> len(limit_headings(chain, 1.0, 1.0))
     4
     """
+    target = _Target(x, y)
     headings: list[Any] = []
     for which, limits in _limited_angles(chain):
         for value in limits:
             if math.isfinite(value):
-                headings.extend(joint_value_headings(chain.link_lengths, x, y, which, value))
+                headings.extend(_value_headings(target, chain.link_lengths, which, value))
     return headings
+
+
+def heading_candidates(chain: PlanarChain, x: Any, y: Any, phi: Any, delta_lo: Any) -> list[Any]:
+    """The headings (rad; floats, or arrays for many targets) among which the feasible one
+    nearest `phi` lies: the reachable one nearest `phi` (first), its mirror image about
+    `phi`, and every limit heading (`limit_headings`).
+
+    >>> from arm_kinematics.kinematics import PlanarChain
+    >>> len(heading_candidates(PlanarChain((1.0, 0.8, 0.3)), 1.0, 1.0, 0.785, 0.2))
+    2
+    """
+    return [phi + delta_lo, phi - delta_lo, *limit_headings(chain, x, y)]
 
 
 def _limited_angles(chain: PlanarChain) -> list[tuple[str, tuple[float, float]]]:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -42,12 +43,21 @@ from ..array_api import norm
 from ..guarded import Guarded
 from ..planar.branches import MARGIN_TIE, joint_distance
 from ..planar.chain import as_number
-from ..types import Branch, IkArrays, IkResult, IkStatus, branch_of, invalid_input
+from ..types import (
+    Answer,
+    Branch,
+    IkArrays,
+    IkResult,
+    IkStatus,
+    branch_of,
+    invalid_input,
+    refusal,
+)
 from . import explain, many
-from .many import FAILURE_ORDER, ROLL_MATCH_TOLERANCE
-from .model import SpatialChain, outward_angles_of
+from .model import SpatialChain
+from .outward import outward_angles_of
 from .rotations import checked_rotation
-from .sides import Attempt, Side, fit_angle, same_angle
+from .sides import ROLL_MATCH_TOLERANCE, Attempt, Side, fit_angle, same_angle
 
 Joints = tuple[float, ...]
 
@@ -99,7 +109,7 @@ class SpatialArm(SpatialChain, Guarded):
         checked = self._checked_request(x, y, z, pitch, roll, branch, current)
         if isinstance(checked, IkResult):
             return checked
-        return self._solve(*checked)
+        return self.answer(*checked).result()
 
     def solve_rotation(
         self,
@@ -129,20 +139,30 @@ class SpatialArm(SpatialChain, Guarded):
         if isinstance(checked, IkResult):
             return checked
         x, y, z, _, _, branch, current = checked
+        return self.rotation_answer(x, y, z, matrix.tolist(), branch, current).result()
+
+    def rotation_answer(
+        self,
+        x: float,
+        y: float,
+        z: float,
+        rows: Sequence[Sequence[float]],
+        branch: Branch,
+        current: Joints | None,
+    ) -> Answer:
+        """`solve_rotation` of a checked request (the rotation's `rows`, a rotation matrix of
+        floats), as an `Answer`: the rotation's pitch and roll in the outward convention,
+        ORIENTATION_UNREACHABLE for a turn about the tool's z axis, else `answer`."""
         on_axis = norm(x, y) <= self.edge_tolerance
         yaw_if_on_axis = self._kept_yaw(current) if on_axis else 0.0
-        if on_axis and abs(matrix[2, 0]) < 1.0 - 1e-12:
-            yaw_if_on_axis = math.atan2(matrix[1, 0], matrix[0, 0])  # the tool points that way
-        (r00, r01, r02), (r10, r11, r12), (_, _, r22) = matrix.tolist()
+        (r00, r01, r02), (r10, r11, r12), (r20, _, r22) = rows
+        if on_axis and abs(r20) < 1.0 - 1e-12:
+            yaw_if_on_axis = math.atan2(r10, r00)  # the tool points that way
         entries = (r00, r01, r02, r10, r11, r12, r22)
         pitch, roll, twist = outward_angles_of(x, y, entries, yaw_if_on_axis)
         if abs(twist) > ROLL_MATCH_TOLERANCE:
-            return IkResult(
-                IkStatus.ORIENTATION_UNREACHABLE,
-                None,
-                explain.twist_text(twist, pitch, roll),
-            )
-        return self._solve(x, y, z, pitch, roll, branch, current, yaw_if_on_axis)
+            return refusal(IkStatus.ORIENTATION_UNREACHABLE, explain.twist_text, twist, pitch, roll)
+        return self.answer(x, y, z, pitch, roll, branch, current, yaw_if_on_axis)
 
     # --- checks ----------------------------------------------------------------------------
 
@@ -184,7 +204,7 @@ class SpatialArm(SpatialChain, Guarded):
 
     # --- the solve --------------------------------------------------------------------------
 
-    def _solve(
+    def answer(
         self,
         x: float,
         y: float,
@@ -194,21 +214,23 @@ class SpatialArm(SpatialChain, Guarded):
         branch: Branch,
         current: Joints | None,
         yaw_if_on_axis: float | None = None,
-    ) -> IkResult:
-        """Steps 2-6 of the module docstring, the request already checked."""
-        sides, refused = self._sides(x, y, current, yaw_if_on_axis)
+    ) -> Answer:
+        """Steps 2-6 of the module docstring for a checked request, as an `Answer` (its words
+        made when read)."""
+        rho = math.sqrt(x * x + y * y)  # from the yaw axis (array_api.norm's bits)
+        sides, refused = self._sides(x, y, rho, current, yaw_if_on_axis)
         if not sides:
-            return IkResult(IkStatus.YAW_LIMIT, None, explain.yaw_limit_text(x, y, refused, self))
+            return refusal(IkStatus.YAW_LIMIT, explain.yaw_limit_text, x, y, refused, self)
         if roll is not None and not self.has_roll:
             sides = [s for s in sides if same_angle(roll, s.tool_roll)]
             if not sides:
-                return IkResult(IkStatus.ORIENTATION_UNREACHABLE, None, explain.no_roll_text(roll))
+                return refusal(IkStatus.ORIENTATION_UNREACHABLE, explain.no_roll_text, roll)
         attempts = self._attempts(sides, z, pitch, roll, branch, current)
         solved = [a for a in attempts if a.result.ok]
         if not solved:
-            return _nearest_failure(attempts, refused)
+            return explain.nearest_failure(attempts, refused)
         chosen = self._choose(solved, branch, current)
-        return self._finish(chosen, x, y, refused)
+        return self._finish(chosen, rho, refused, pitch is None and self.n_pitch == 3)
 
     def _attempts(
         self,
@@ -245,10 +267,15 @@ class SpatialArm(SpatialChain, Guarded):
         return 0.0 if lo <= 0.0 <= hi else 0.5 * (lo + hi)
 
     def _sides(
-        self, x: float, y: float, current: Joints | None, yaw_if_on_axis: float | None
+        self,
+        x: float,
+        y: float,
+        rho: float,
+        current: Joints | None,
+        yaw_if_on_axis: float | None,
     ) -> tuple[list[Side], list[tuple[str, float]]]:
-        """The sides whose yaw fits the limits, and the (name, yaw) of those that do not."""
-        rho = norm(x, y)
+        """The sides whose yaw fits the limits, and the (name, yaw) of those that do not, for
+        the target (x, y) `rho` m from the yaw axis."""
         d = self.shoulder_forward
         if rho <= self.edge_tolerance:
             yaw = self._kept_yaw(current) if yaw_if_on_axis is None else yaw_if_on_axis
@@ -267,8 +294,10 @@ class SpatialArm(SpatialChain, Guarded):
         return sides, refused
 
     def _fit_yaw(self, yaw: float, current: Joints | None) -> float | None:
-        """`yaw` moved by k * 2 pi into the yaw limits (nearest `current`'s yaw), or None."""
-        return fit_angle(yaw, self.yaw_limits, None if current is None else current[0])
+        """`yaw` moved by k * 2 pi into the yaw limits (nearest `current`'s yaw: only limits a
+        turn apart or more leave a choice), or None."""
+        near = None if current is None or self.yaw_fits_once else current[0]
+        return fit_angle(yaw, self.yaw_limits, near)
 
     def _attempt(
         self,
@@ -288,7 +317,7 @@ class SpatialArm(SpatialChain, Guarded):
             heading = wrap_angle(pitch - delta if side.back else pitch + delta)
         planar_current = None
         if current is not None:
-            planar_current = self.planar_joints(self.split(current)[1])
+            planar_current = self.planar_joints(current[1 : 1 + self.n_pitch])
             if side.back:
                 planar_current = self.mirror(planar_current)
         attempt, planar = self._side_solve(side, z, heading, roll, branch, current, planar_current)
@@ -297,14 +326,14 @@ class SpatialArm(SpatialChain, Guarded):
         if heading is None and self.n_pitch == 3:
             heading = wrap_angle(math.fsum(planar))  # the pitch its rule chose
         elbow = Branch.ELBOW_DOWN if planar[1] < 0.0 else Branch.ELBOW_UP
-        result = self.envelope.keep_inside(
+        answer = self.envelope.keep_inside(
             attempt.result,
             branch,
             lambda: (
                 self._side_solve(side, z, heading, roll, elbow, current, planar_current)[0].result
             ),
         )
-        return Attempt(side, result)
+        return Attempt(side, answer)
 
     def _side_solve(
         self,
@@ -319,13 +348,13 @@ class SpatialArm(SpatialChain, Guarded):
         """The bare model's Attempt on `side` (the plane solved with the planar `heading`),
         and the plane's chosen joints (its geometric angles on that side; () when refused)."""
         chain = self.vertical_back if side.back else self.vertical
-        planar = chain.solve_checked(
+        planar = chain.solve_valid(
             side.planar_x, z - self.shoulder_height, heading, branch, planar_current
         )
         if not planar.ok:
             return Attempt(side, planar), ()
         roll_joint = self._roll_joint(side, roll, current)
-        if isinstance(roll_joint, IkResult):
+        if isinstance(roll_joint, Answer):
             return Attempt(side, roll_joint), ()
         joints = self._joints(side, planar.joints, roll_joint)
         other = (
@@ -333,11 +362,10 @@ class SpatialArm(SpatialChain, Guarded):
             if planar.alternative is None
             else self._joints(side, planar.alternative, roll_joint)
         )
-        return Attempt(side, planar._replace(joints=joints, alternative=other)), planar.joints
+        answer = Answer(planar.status, joints, planar.words, other, planar.manipulability)
+        return Attempt(side, answer), planar.joints
 
-    def _roll_joint(
-        self, side: Side, roll: float | None, current: Joints | None
-    ) -> float | IkResult:
+    def _roll_joint(self, side: Side, roll: float | None, current: Joints | None) -> float | Answer:
         """The roll joint's angle (rad; 0.0 without one) for the requested tool `roll`, or the
         JOINT_LIMIT of one outside the roll's limits. Without a requested roll the roll stays."""
         if not self.has_roll:
@@ -345,21 +373,22 @@ class SpatialArm(SpatialChain, Guarded):
         assert self.roll_limits is not None
         held = None if current is None else current[-1]
         wanted = (held if held is not None else 0.0) if roll is None else roll - side.tool_roll
-        fitted = fit_angle(wanted, self.roll_limits, held)
+        fitted = fit_angle(wanted, self.roll_limits, None if self.roll_fits_once else held)
         if fitted is None and roll is None:  # 0 outside the limits: the middle of them
             fitted = 0.5 * (self.roll_limits[0] + self.roll_limits[1])
         if fitted is None:
-            text = explain.roll_limit_text(
-                self.joint_names[-1], wanted, self.roll_limits, side.name
-            )
-            return IkResult(IkStatus.JOINT_LIMIT, None, text)
+            return refusal(
+                IkStatus.JOINT_LIMIT, explain.roll_limit_text, self.joint_names[-1], wanted,
+                self.roll_limits, side.name,
+            )  # fmt: skip
         return fitted
 
     def _joints(self, side: Side, planar: Sequence[float], roll_joint: float) -> Joints:
         """The joint vector (yaw, pitch joints, roll) of a planar solution on `side`."""
-        phis = self.mirror(planar) if side.back else tuple(planar)
-        pitches = self.pitch_joints(phis)
-        return (side.yaw, *pitches, *((roll_joint,) if self.has_roll else ()))
+        pitches = self.pitch_joints(self.mirror(planar) if side.back else planar)
+        if self.has_roll:
+            return (side.yaw, *pitches, roll_joint)
+        return (side.yaw, *pitches)
 
     def _choose(self, solved: list[Attempt], branch: Branch, current: Joints | None) -> Attempt:
         """Step 5 of the module docstring."""
@@ -377,36 +406,23 @@ class SpatialArm(SpatialChain, Guarded):
             return min(solved, key=lambda a: joint_distance(a.result.joints, current, kinds))
         return solved[0]  # the front first
 
-    def _finish(self, chosen: Attempt, x: float, y: float, refused: list[tuple[str, float]]):
-        """The chosen attempt's IkResult: SINGULAR near the yaw axis, the side said, the
-        manipulability of the whole position Jacobian."""
-        result = chosen.result
-        rho = norm(x, y)
+    def _finish(
+        self, chosen: Attempt, rho: float, refused: list[tuple[str, float]], chose_pitch: bool
+    ) -> Answer:
+        """The chosen attempt's answer for a target `rho` m from the yaw axis: SINGULAR near
+        it, the side said (and the tool pitch the 3-joint chain chose, when `chose_pitch`),
+        the manipulability of the whole position Jacobian."""
+        answer = chosen.result
         # The yaw column of the position Jacobian is rho long and normal to the plane, so the
         # determinant of J J^T is rho^2 times the vertical chain's.
-        manipulability = rho * result.manipulability
-        pitch = None
-        if "; heading " in result.message:  # the tool pitch a 3-joint chain chose, said
-            frame_pitch = math.fsum(self.split(result.joints)[1])  # the last link above level
-            pitch = wrap_angle(math.pi - frame_pitch if chosen.side.back else frame_pitch)
-        message = explain.side_text(result.message, chosen.side, refused, pitch)
-        status = result.status
-        near = self.singularity_margin * self.reach
-        if chosen.side.name == "axis" or rho < near:
-            status = IkStatus.SINGULAR
-            message = explain.yaw_axis_text(message, rho, near, chosen.side)
-        return IkResult(status, result.joints, message, result.alternative, manipulability)
-
-    # --- limits over every joint ------------------------------------------------------------
-
-    def limit_margin(self, joints: Sequence[float]) -> float:
-        """The smallest distance (rad) of any joint to a limit (link angles included)."""
-        yaw, pitches, roll = self.split(joints)
-        margin = self.vertical.limit_margin(self.planar_joints(pitches))
-        pairs = [(yaw, self.yaw_limits)]
-        if self.roll_limits is not None:
-            pairs.append((roll, self.roll_limits))
-        return min(margin, *(min(q - lo, hi - q) for q, (lo, hi) in pairs))
+        manipulability = rho * answer.manipulability
+        near = self.near_axis
+        side = chosen.side
+        singular = side.name == "axis" or rho < near
+        status = IkStatus.SINGULAR if singular else answer.status
+        axis = (rho, near) if singular else None
+        words = partial(explain.solved_words, self, answer, side, refused, chose_pitch, axis)
+        return Answer(status, answer.joints, words, answer.alternative, manipulability)
 
     # --- many targets -----------------------------------------------------------------------
 
@@ -531,12 +547,3 @@ class SpatialArm(SpatialChain, Guarded):
             elif stop_on_failure:
                 break
         return results
-
-
-def _nearest_failure(attempts: list[Attempt], refused: list[tuple[str, float]]) -> IkResult:
-    """The failure of the side nearest to a solution (the front on a tie), naming the other."""
-    rank = {status: index for index, status in enumerate(FAILURE_ORDER)}
-    best = max(attempts, key=lambda a: rank.get(a.result.status, -1))  # max keeps the first
-    others = [a for a in attempts if a is not best]
-    message = explain.failure_text(best.result.message, best.side, others, refused)
-    return best.result._replace(message=message)

@@ -10,9 +10,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ..angles import wrap_angle
 from ..planar.explain import degrees_text, metres_text
+from ..types import Answer, refusal
 from .model import SpatialChain
-from .sides import Attempt, Side
+from .sides import FAILURE_ORDER, Attempt, Side
 
 PLANE_WORDS = "in the arm's vertical plane (forward and up from the shoulder)"
 
@@ -25,12 +27,9 @@ def _status_and_text(message: str) -> tuple[str, str]:
 def _in_plane(text: str) -> str:
     """A planar text said of the vertical plane, whose origin (the planar "base") is the
     shoulder."""
-    for base, shoulder in (
-        ("from the base", "from the shoulder"),
-        ("around the base", "around the shoulder"),
-    ):
-        text = text.replace(base, shoulder)
-    return text
+    return text.replace("from the base", "from the shoulder").replace(
+        "around the base", "around the shoulder"
+    )
 
 
 _SIDE_WORDS = {
@@ -52,13 +51,14 @@ def side_text(
     ...           Side("back", 3.0, True, 0.1), [], 0.5)
     'OK: reaching over the back (yaw 171.89 deg): solved elbow up; tool pitch 28.65 deg chosen (nearest feasible)'
     """  # noqa: E501
-    status, text = _status_and_text(message)
-    if pitch is not None and "; heading " in text:  # a 3-joint chain chose its heading
-        before, _, after = text.partition("; heading ")
-        _, _, rest = after.partition(" chosen (")
-        rule, _, tail = rest.partition(")")
-        text = f"{before}; tool pitch {degrees_text(pitch)} chosen ({_in_plane(rule)}){tail}"
-    note = "".join(f"; {_refused_words(name, yaw)}" for name, yaw in refused)
+    status, _, text = message.partition(": ")
+    if pitch is not None:  # a 3-joint chain chose its heading: said as the tool's pitch
+        before, noted, after = text.partition("; heading ")
+        if noted:
+            _, _, rest = after.partition(" chosen (")
+            rule, _, tail = rest.partition(")")
+            text = f"{before}; tool pitch {degrees_text(pitch)} chosen ({_in_plane(rule)}){tail}"
+    note = "".join([f"; {_refused_words(name, yaw)}" for name, yaw in refused]) if refused else ""
     return f"{status}: {_SIDE_WORDS[side.name]} (yaw {degrees_text(side.yaw)}): {text}{note}"
 
 
@@ -163,11 +163,12 @@ def yaw_axis_text(message: str, rho: float, near: float, side: Side) -> str:
 def failure_text(
     message: str,
     side: Side,
-    others: Sequence[Attempt],
+    others: Sequence[tuple[Side, str]],
     refused: Sequence[tuple[str, float]],
 ) -> str:
     """A refusal: the nearest side's planar reason (in the vertical plane; the workspace
-    envelope's, OUTSIDE_WORKSPACE, is in the base frame), then the others.
+    envelope's, OUTSIDE_WORKSPACE, is in the base frame), then the others' (each side and its
+    message).
 
     >>> from arm_kinematics.kinematics.spatial.sides import Side
     >>> text = failure_text("TOO_FAR: target (0.3, 0) m is 0.3 m from the base, beyond ...",
@@ -181,8 +182,55 @@ def failure_text(
     ]
     plane = "" if status == "OUTSIDE_WORKSPACE" else f", {PLANE_WORDS}"
     parts = [f"{status}: {where} (yaw {degrees_text(side.yaw)}){plane}: {_in_plane(text)}"]
-    for other in others:
-        other_where = "over the back" if other.side.back else "from the front"
-        parts.append(f"{other_where}: {_in_plane(other.result.message)}")
+    for other_side, other_message in others:
+        other_where = "over the back" if other_side.back else "from the front"
+        parts.append(f"{other_where}: {_in_plane(other_message)}")
     parts += [_refused_words(name, yaw) for name, yaw in refused]
     return "; ".join(parts)
+
+
+def solved_words(
+    arm: SpatialChain,
+    answer: Answer,
+    side: Side,
+    refused: Sequence[tuple[str, float]],
+    chose_pitch: bool,
+    axis: tuple[float, float] | None,
+) -> str:
+    """A solved spatial answer's message: the planar solve's words, with the side (and the
+    tool pitch a 3-joint chain chose, when `chose_pitch`: `side_text`), then, where the tool
+    is within `axis` = (rho, near) m of the yaw axis, why it is SINGULAR (`yaw_axis_text`)."""
+    pitch = None
+    if chose_pitch:  # the last link's frame above level, in the outward convention
+        frame_pitch = math.fsum(arm.split(answer.joints)[1])
+        pitch = wrap_angle(math.pi - frame_pitch if side.back else frame_pitch)
+    message = side_text(answer.words(), side, refused, pitch)
+    if axis is not None:
+        message = yaw_axis_text(message, *axis, side)
+    return message
+
+
+def nearest_failure(attempts: Sequence[Attempt], refused: Sequence[tuple[str, float]]) -> Answer:
+    """The failure of the side nearest to a solution (FAILURE_ORDER; the first tried on a
+    tie), its words naming the others (`failure_text`), made when read.
+
+    >>> from arm_kinematics.kinematics.types import Answer, IkStatus
+    >>> far = Answer(IkStatus.TOO_FAR, None, lambda: "TOO_FAR: 1 m from the base")
+    >>> nearest_failure([Attempt(Side("front", 0.0, False, 1.0), far)], []).result().message[-56:]
+    'forward and up from the shoulder): 1 m from the shoulder'
+    """
+    rank = {status: index for index, status in enumerate(FAILURE_ORDER)}
+    best = max(attempts, key=lambda a: rank.get(a.result.status, -1))  # max keeps the first
+    others = [a for a in attempts if a is not best]
+    return refusal(best.result.status, _failure_words, best, others, refused)
+
+
+def _failure_words(
+    best: Attempt, others: Sequence[Attempt], refused: Sequence[tuple[str, float]]
+) -> str:
+    return failure_text(
+        best.result.words(),
+        best.side,
+        [(other.side, other.result.words()) for other in others],
+        refused,
+    )

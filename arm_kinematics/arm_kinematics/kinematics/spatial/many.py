@@ -4,14 +4,14 @@ targets, the same answer for each.
 The steps of `SpatialArm.solve` (its module docstring), each a mask over all rows: the input
 checks; a rotation's pitch, roll and twist (`model.outward_angles_of`); the sides whose yaw fits
 the yaw limits (YAW_LIMIT where none does); a roll on an arm without a roll joint; each side's
-vertical plane solved by the planar core's `solve_many` (the front for every row, over the back
-only for the rows that need it: without a seed the back is tried only where the front fails, or
-for MAX_LIMIT_MARGIN); the roll joint; the side; the nearest failure where no side solves; and
-SINGULAR on and near the yaw axis.
+vertical plane solved by the planar array solve, and the roll joint (`sides_many.py`); the
+side; the nearest failure where no side solves; and SINGULAR on and near the yaw axis. Rows
+without a seed try the back only where the front fails (or for MAX_LIMIT_MARGIN); rows with
+a seed each try both sides where both fit, and take the one the seed's rules pick
+(`sides_many.pick_by_motion`).
 
-A seeded row (one seed per row, or a chain whose every row is seeded by the previous answer)
-is solved one row at a time by the scalar solve: the seed moves the yaw and roll it keeps,
-which side and elbow are chosen, and, without a pitch, the tool's pitch (a search per row).
+In a chain every row is seeded by the previous answer: those rows are solved in order, one at
+a time, by the scalar solve's answer without its words (`SpatialArm.answer`).
 
 Metres and radians, the base frame, joint order (yaw, pitch joints, roll).
 """
@@ -23,48 +23,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..angles import TAU, wrap_angles
+from ..angles import wrap_angles
 from ..array_api import norm
 from ..planar.branches import MARGIN_TIE
-from ..planar.many import Answers, solve_unseeded
+from ..planar.elbows_many import Answers, Columns, nearer
 from ..planar.rows import Order
 from ..types import Branch, IkArrays, IkStatus
-from .model import outward_angles_of
+from .outward import outward_angles_of
+from .sides import ROLL_MATCH_TOLERANCE
+from .sides_many import Side, Tried, attempt, margin, moves_at_most, rank, sides, yaw_gaps
 
 if TYPE_CHECKING:
-    from ..planar.arm import PlanarArm
     from .arm import SpatialArm
-
-ROLL_MATCH_TOLERANCE = 1e-9
-"""rad: how close a requested roll must be to 0 or pi on an arm without a wrist roll."""
-FAILURE_ORDER = (
-    IkStatus.INVALID_INPUT,
-    IkStatus.TOO_FAR,
-    IkStatus.TOO_CLOSE,
-    IkStatus.ORIENTATION_UNREACHABLE,
-    IkStatus.JOINT_LIMIT,
-    IkStatus.OUTSIDE_WORKSPACE,
-)
-"""Failure statuses from farthest to nearest to a solution, for choosing which side reports."""
-
-
-def fit_angle_many(angle: np.ndarray, limits: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
-    """`arm._fit_angle` without a `near` for arrays: (the angle moved by k * 2 pi into
-    `limits` (rad), the smallest such shift; where it fits).
-
-    >>> fitted, fits = fit_angle_many(np.array([0.5, 3.0, 7.0]), (-1.0, 1.0))
-    >>> fitted.round(3).tolist(), fits.tolist()
-    ([0.5, 3.0, 0.717], [True, False, True])
-    """
-    lo, hi = limits
-    if lo == -math.inf and hi == math.inf:  # as it is: within (-inf, inf)
-        return angle, np.ones(angle.shape, dtype=bool)
-    inside = (lo <= angle) & (angle <= hi)
-    k_min = np.ceil((lo - 1e-9 - angle) / TAU) if lo > -math.inf else np.full(angle.shape, -np.inf)
-    k_max = np.floor((hi + 1e-9 - angle) / TAU) if hi < math.inf else np.full(angle.shape, np.inf)
-    turns = np.minimum(np.maximum(0.0, k_min), k_max)
-    fits = inside | (k_min <= k_max)
-    return np.where(inside | ~fits, angle, angle + turns * TAU), fits
 
 
 def rotations_ok(rotations: np.ndarray) -> np.ndarray:
@@ -102,17 +72,15 @@ def solve_many(
         valid &= rotations_ok(rotations)
     order = Order.of(valid, arm.n_joints, branch, current, chain)
     seeds, rule, out = order.seeds, order.rule, order.out
-    unseeded, in_order = order.unseeded, order.in_order
-    x, y, z = (positions[unseeded, axis] for axis in range(3))
-    rows = _Rows(x, y, z, _at(pitch, unseeded), _at(roll, unseeded), rule)
-    if rotations is not None:
-        rows.orient(arm, rotations[unseeded])
-    out.put(unseeded, _solve_unseeded(arm, rows))
-
-    def solve_row(index: int, seed: tuple[float, ...] | None) -> tuple:
-        result = scalar_row(arm, index, positions, pitch, roll, rotations, rule, seed)
-        return result.status, result.joints, result.alternative, result.manipulability
-
+    for part in (order.unseeded, order.seeded):
+        part_seeds = None if part is order.unseeded else list(seeds.values[part].T)
+        x, y, z = (positions[part, axis] for axis in range(3))
+        rows = Rows(x, y, z, _at(pitch, part), _at(roll, part), rule, part_seeds)
+        if rotations is not None:
+            rows.orient(arm, rotations[part])
+        out.put(part, solve_rows(arm, rows))
+    in_order = order.in_order
+    solve_row = _in_order(arm, in_order, positions, pitch, roll, rotations, rule)
     out.put_in_order(in_order, seeds, chain, solve_row)
     return out.arrays(
         seeds,
@@ -126,6 +94,31 @@ def _at(column: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
     return None if column is None else column[rows]
 
 
+def _in_order(arm, rows, positions, pitch, roll, rotations, branch):
+    """`solve_row(place, seed)` of `Output.put_in_order` for the valid `rows` solved in order
+    (finite values, a checked `branch` and seed): the scalar solve's answer of each, without
+    its words, its values read from the arrays once."""
+    points = positions[rows].tolist()
+    if rotations is not None:
+        matrices = rotations[rows].tolist()
+
+        def solve_row(place: int, seed: tuple[float, ...] | None) -> tuple:
+            x, y, z = points[place]
+            answer = arm.rotation_answer(x, y, z, matrices[place], branch, seed)
+            return answer.status, answer.joints, answer.alternative, answer.manipulability
+
+        return solve_row
+    pitches = [None] * len(points) if pitch is None else pitch[rows].tolist()
+    rolls = [None] * len(points) if roll is None else roll[rows].tolist()
+
+    def solve_row(place: int, seed: tuple[float, ...] | None) -> tuple:
+        x, y, z = points[place]
+        answer = arm.answer(x, y, z, pitches[place], rolls[place], branch, seed)
+        return answer.status, answer.joints, answer.alternative, answer.manipulability
+
+    return solve_row
+
+
 def scalar_row(arm, index, positions, pitch, roll, rotations, branch, seed):
     """The scalar solve of row `index` (for a seeded row, and for the words of any row)."""
     x, y, z = positions[index].tolist()
@@ -136,20 +129,22 @@ def scalar_row(arm, index, positions, pitch, roll, rotations, branch, seed):
     return arm.solve(x, y, z, row_pitch, row_roll, branch, seed)
 
 
-class _Rows:
-    """The unseeded rows being solved: their target, the pitch and roll asked for (columns or
-    None), the yaw a target on the yaw axis takes, and the rows already refused."""
+class Rows:
+    """The rows being solved on arrays: their target, the pitch and roll asked for (columns
+    or None), their seeds (one column per joint, or None), the yaw a target on the yaw axis
+    takes, and the rows already refused."""
 
-    def __init__(self, x, y, z, pitch, roll, branch: Branch) -> None:
+    def __init__(self, x, y, z, pitch, roll, branch: Branch, seeds: Columns | None) -> None:
         self.x, self.y, self.z, self.pitch, self.roll, self.branch = x, y, z, pitch, roll, branch
+        self.seeds = seeds
         self.status = np.zeros(len(x), dtype=np.uint8)  # OK: not refused (yet)
         self.axis_yaw: np.ndarray | None = None
 
     def orient(self, arm: SpatialArm, rotations: np.ndarray) -> None:
         """A rotation's pitch and roll (outward), ORIENTATION_UNREACHABLE where it turns
-        about the tool's z axis (as `SpatialArm.solve_rotation`)."""
+        about the tool's z axis (as `SpatialArm.rotation_answer`)."""
         on_axis = norm(self.x, self.y) <= arm.edge_tolerance
-        kept = arm._kept_yaw(None)
+        kept = arm._kept_yaw(None) if self.seeds is None else self.seeds[0]
         vertical = np.abs(rotations[:, 2, 0]) >= 1.0 - 1e-12
         self.axis_yaw = np.where(
             on_axis & ~vertical, np.atan2(rotations[:, 1, 0], rotations[:, 0, 0]), kept
@@ -162,34 +157,12 @@ class _Rows:
         self.status[twisted] = IkStatus.ORIENTATION_UNREACHABLE
 
 
-class _Side:
-    """One way to face the target, for every row: its yaw (fitted), whether it exists
-    there (`fits`), over the back or not, the target in its (maybe mirrored) plane."""
-
-    def __init__(self, yaw, fits, back, planar_x) -> None:
-        self.yaw, self.fits, self.back, self.planar_x = yaw, fits, back, planar_x
-
-
-def _sides(arm: SpatialArm, rows: _Rows) -> tuple[_Side, _Side, np.ndarray]:
-    """The first side (front, or the yaw axis) and the back of every row, and where the
-    target is on the yaw axis (as `SpatialArm._sides` without a seed)."""
-    rho = norm(rows.x, rows.y)
-    d = arm.shoulder_forward
-    on_axis = rho <= arm.edge_tolerance
-    psi = np.atan2(rows.y, rows.x)
-    axis_yaw = rows.axis_yaw if rows.axis_yaw is not None else arm._kept_yaw(None)
-    front_yaw = np.where(on_axis, axis_yaw, psi)
-    yaw, fits = fit_angle_many(front_yaw, arm.yaw_limits)
-    front = _Side(yaw, fits, False, rho - d)
-    back_yaw, back_fits = fit_angle_many(wrap_angles(psi + math.pi), arm.yaw_limits)
-    back = _Side(back_yaw, back_fits & ~on_axis, True, rho + d)
-    return front, back, on_axis
-
-
-def _solve_unseeded(arm: SpatialArm, rows: _Rows) -> Answers:
-    """Steps 2-6 of `SpatialArm._solve` for rows without a seed, on arrays."""
+def solve_rows(arm: SpatialArm, rows: Rows) -> Answers:
+    """Steps 2-6 of `SpatialArm.answer` on arrays, for rows without a seed or with one each:
+    the side tried first (the front; with a seed the one whose yaw is nearer the seed's), the
+    other where the rule needs it (`_second_needed`), the side taken (`_second_taken`)."""
     count, n = len(rows.x), arm.n_joints
-    front, back, on_axis = _sides(arm, rows)
+    front, back, on_axis = sides(arm, rows)
     yaw_limited = (rows.status == IkStatus.OK) & ~front.fits & ~back.fits
     status = np.where(yaw_limited, IkStatus.YAW_LIMIT, rows.status)
     if rows.roll is not None and not arm.has_roll:
@@ -198,136 +171,79 @@ def _solve_unseeded(arm: SpatialArm, rows: _Rows) -> Answers:
         no_roll = (status == IkStatus.OK) & ~front.fits & ~back.fits
         status = np.where(no_roll, IkStatus.ORIENTATION_UNREACHABLE, status)
     open_rows = status == IkStatus.OK
-    first_rows = np.flatnonzero(open_rows & front.fits)
-    first = _attempt(arm, rows, front, first_rows)
-    first_status = np.full(count, IkStatus.INVALID_INPUT, dtype=np.uint8)
-    first_status[first_rows] = first.status
-    both = rows.branch is Branch.MAX_LIMIT_MARGIN
-    need_back = open_rows & back.fits & (both | (first_status > IkStatus.SINGULAR))
-    second_rows = np.flatnonzero(need_back)
-    second = _attempt(arm, rows, back, second_rows)
-    second_status = np.full(count, IkStatus.INVALID_INPUT, dtype=np.uint8)
-    second_status[second_rows] = second.status
-    first_ok = first_status <= IkStatus.SINGULAR
-    second_ok = need_back & (second_status <= IkStatus.SINGULAR)
-    if both:
-        margin = np.full((2, count), -np.inf)
-        margin[0, first_rows] = _margin(arm, first.joints)
-        margin[1, second_rows] = _margin(arm, second.joints)
-        take_second = second_ok & (~first_ok | (margin[1] > margin[0] + MARGIN_TIE))
-    else:
-        take_second = second_ok & ~first_ok
-    solved = first_ok | take_second
-    # No side solves: the failure nearest to a solution (the first side on a tie).
-    rank_first = np.where(open_rows & front.fits, _rank(first_status), -1)
-    rank_second = np.where(need_back, _rank(second_status), -1)
-    failure = np.where(rank_second > rank_first, second_status, first_status)
+    back_first = back.fits & ~front.fits
+    if rows.seeds is not None and rows.branch is not Branch.MAX_LIMIT_MARGIN:
+        front_gap, back_gap = yaw_gaps(front, back, rows.seeds)
+        back_first |= back.fits & (back_gap < front_gap)  # the front first on a tie
+    tried = {side.back: Tried.none(count, n) for side in (front, back)}
+    for side, first in ((front, ~back_first), (back, back_first)):
+        index = np.flatnonzero(open_rows & side.fits & first)
+        tried[side.back].put(index, attempt(arm, rows, side, index))
+    need = _second_needed(arm, rows, front, back, tried, back_first) & open_rows
+    for side, second in ((front, back_first), (back, ~back_first)):
+        index = np.flatnonzero(need & side.fits & second)
+        tried[side.back].put(index, attempt(arm, rows, side, index))
+    take_back = _second_taken(arm, rows, tried, back_first)
+    ahead, behind = tried[False], tried[True]
+    solved = (ahead.ok & ~take_back) | take_back
+    # No side solves: the failure nearest to a solution (the one tried first on a tie).
+    rank_front, rank_back = rank(ahead.status), rank(behind.status)
+    back_wins = np.where(back_first, rank_back >= rank_front, rank_back > rank_front)
+    failure = np.where(back_wins, behind.status, ahead.status)
     status = np.where(open_rows & ~solved, failure, status)
-    answer = _taken(n, np.where(take_second, second_status, first_status), take_second,
-                    (first, first_rows), (second, second_rows))  # fmt: skip
+    answer = ahead.mixed(take_back, behind).answers()
     rho = norm(rows.x, rows.y)
-    near = on_axis | (rho < arm.singularity_margin * arm.reach)
-    planar_status = answer.status
+    near = on_axis | (rho < arm.near_axis)
     answer.status = np.where(
-        solved, np.where(near, IkStatus.SINGULAR, planar_status), status
+        solved, np.where(near, IkStatus.SINGULAR, answer.status), status
     ).astype(np.uint8)
     answer.has_other &= solved
     answer.manipulability = rho * answer.manipulability * solved
     return answer
 
 
-def _taken(n: int, status: np.ndarray, take_second: np.ndarray, *sides) -> Answers:
-    """Each row's answer from the side it takes: the first's, or the second's where
-    `take_second`; `sides` are (its answers, its rows) for the first and the second."""
-    count = len(status)
-    answer = Answers(
-        status,
-        [np.zeros(count) for _ in range(n)],
-        [np.zeros(count) for _ in range(n)],
-        np.zeros(count, dtype=bool),
-        np.zeros(count),
-    )
-    for number, (side, side_rows) in enumerate(sides):
-        chosen = (take_second if number else ~take_second)[side_rows]
-        rows_taken, taken = side_rows[chosen], np.flatnonzero(chosen)
-        for column, values in ((answer.joints, side.joints), (answer.other, side.other)):
-            for i in range(n):
-                column[i][rows_taken] = values[i][taken]
-        answer.has_other[rows_taken] = side.has_other[taken]
-        answer.manipulability[rows_taken] = side.manipulability[taken]
-    return answer
+def _second_needed(
+    arm: SpatialArm, rows: Rows, front: Side, back: Side, tried: dict, back_first: np.ndarray
+) -> np.ndarray:
+    """Where the side not tried first is tried too (`SpatialArm._attempts`): for
+    MAX_LIMIT_MARGIN every row; without a seed where the first has no solution; with one also
+    where it moves the joints more than the other side's yaw alone would."""
+    if rows.branch is Branch.MAX_LIMIT_MARGIN:
+        return np.ones(len(back_first), dtype=bool)
+    first = _first(tried, back_first)
+    need = ~first.ok
+    if rows.seeds is not None:
+        _, far = _first_and_second(yaw_gaps(front, back, rows.seeds), back_first)
+        both = front.fits & back.fits & first.ok
+        need |= both & ~moves_at_most(arm.joint_kinds, list(first.joints.T), rows.seeds,
+                                      far, both)  # fmt: skip
+    return need
 
 
-def _rank(status: np.ndarray) -> np.ndarray:
-    """How near to a solution each failure status is (FAILURE_ORDER), -1 for any other."""
-    rank = np.full(status.shape, -1)
-    for index, failure in enumerate(FAILURE_ORDER):
-        rank[status == failure] = index
-    return rank
+def _second_taken(arm: SpatialArm, rows: Rows, tried: dict, back_first: np.ndarray) -> np.ndarray:
+    """Where the back is taken (`SpatialArm._choose`): for MAX_LIMIT_MARGIN the larger limit
+    margin (the front on a tie); else the second side tried where the first has no solution,
+    and with a seed where it moves the joints less (the first on a tie)."""
+    ahead, behind = tried[False], tried[True]
+    if rows.branch is Branch.MAX_LIMIT_MARGIN:
+        margins = [np.where(t.ok, margin(arm, list(t.joints.T)), -np.inf) for t in (ahead, behind)]
+        return behind.ok & (~ahead.ok | (margins[1] > margins[0] + MARGIN_TIE))
+    first, second = _first(tried, back_first), _first(tried, ~back_first)
+    take_second = second.ok & ~first.ok
+    if rows.seeds is not None:
+        both = first.ok & second.ok
+        kinds = arm.joint_kinds
+        take_second |= both & nearer(kinds, list(second.joints.T), list(first.joints.T),
+                                     rows.seeds, both)  # fmt: skip
+    return np.where(back_first, ~take_second & behind.ok, take_second)
 
 
-def _margin(arm: SpatialArm, joints: list[np.ndarray]) -> np.ndarray:
-    """`SpatialArm.limit_margin` on arrays: the planar chain's, the yaw's and the roll's."""
-    k = arm.n_pitch
-    planar = [q + shift for q, shift in zip(joints[1 : 1 + k], arm._planar_shifts(), strict=True)]
-    margin = arm.vertical.limit_margin_many(planar)
-    pairs = [(joints[0], arm.yaw_limits)]
-    if arm.roll_limits is not None:
-        pairs.append((joints[-1], arm.roll_limits))
-    for q, (lo, hi) in pairs:
-        margin = np.minimum(margin, np.minimum(q - lo, hi - q))
-    return margin
+def _first(tried: dict, back_first: np.ndarray) -> Tried:
+    """Each row's side tried first (the back where `back_first`) as one `Tried`."""
+    return tried[False].mixed(back_first, tried[True])
 
 
-class _Attempt:
-    """What one side answered for every row (rows where it was not tried: ignored)."""
-
-    def __init__(self, status, joints, other, has_other, manipulability) -> None:
-        self.status, self.joints, self.other = status, joints, other
-        self.has_other, self.manipulability = has_other, manipulability
-
-
-def _attempt(arm: SpatialArm, rows: _Rows, side: _Side, index: np.ndarray) -> Answers:
-    """The vertical plane solved on `side` for the rows `index` (`SpatialArm._attempt`):
-    the planar core's answer, then the roll joint; joints in joint order, for those rows."""
-    chain: PlanarArm = arm.vertical_back if side.back else arm.vertical
-    heading = None
-    if rows.pitch is not None:  # the planar heading: the last straight link's angle
-        delta = arm.link_angle_offsets[-1]
-        pitch = rows.pitch[index]
-        heading = wrap_angles(pitch - delta if side.back else pitch + delta)
-    planar_x, planar_z = side.planar_x[index], rows.z[index] - arm.shoulder_height
-    planar = solve_unseeded(chain, planar_x, planar_z, heading, rows.branch)
-    roll, roll_ok = _roll_joint(arm, rows, side, index)
-    planar_ok = planar.status <= IkStatus.SINGULAR
-    status = np.where(planar_ok & ~roll_ok, IkStatus.JOINT_LIMIT, planar.status)
-    yaw = side.yaw[index]
-    columns = []
-    for phis in (planar.joints, planar.other):
-        if side.back:  # seen from behind: pi - phi_1, the others change sign
-            phis = [math.pi - phis[0], *(-phi for phi in phis[1:])]
-        pitches = [phi - shift for phi, shift in zip(phis, arm._planar_shifts(), strict=True)]
-        columns.append([yaw, *pitches, *([roll] if arm.has_roll else [])])
-    return Answers(
-        status.astype(np.uint8), columns[0], columns[1], planar.has_other,
-        planar.manipulability,
-    )  # fmt: skip
-
-
-def _roll_joint(
-    arm: SpatialArm, rows: _Rows, side: _Side, index: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The roll joint's angle for the requested roll (`SpatialArm._roll_joint` without a
-    seed) and where it fits the roll limits; 0.0 without a roll joint."""
-    if not arm.has_roll:
-        return np.zeros(index.size), np.ones(index.size, dtype=bool)
-    assert arm.roll_limits is not None
-    if rows.roll is None:
-        wanted = np.zeros(index.size)
-    else:
-        wanted = rows.roll[index] - (math.pi if side.back else 0.0)
-    fitted, fits = fit_angle_many(wanted, arm.roll_limits)
-    if rows.roll is None:  # 0 outside the limits: the middle of them
-        fitted = np.where(fits, fitted, 0.5 * (arm.roll_limits[0] + arm.roll_limits[1]))
-        fits = np.ones(index.size, dtype=bool)
-    return fitted, fits
+def _first_and_second(values: tuple, back_first: np.ndarray) -> tuple:
+    """(front, back) `values` as (the first tried's, the second's) of each row."""
+    front, back = values
+    return np.where(back_first, back, front), np.where(back_first, front, back)

@@ -32,11 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from ..angles import wrap_angle, wrap_angles
-from ..array_api import array_namespace, where
+from ..array_api import array_namespace
 from ..planar.arm import PlanarArm
 from ..planar.chain import as_number, chain_frames
-from ..planar.limits import CONTINUOUS
+from ..planar.limits import CONTINUOUS, fits_once
+from .outward import outward_angles, outward_rotation  # noqa: F401 (model's names before)
 from .rotations import rot_x, rot_y, rot_z, tool_rotation, transform
 
 MIN_PITCH_JOINTS, MAX_PITCH_JOINTS = 2, 3
@@ -57,66 +57,6 @@ class ToolPose:
     @property
     def position(self) -> tuple[float, float, float]:
         return (self.x, self.y, self.z)
-
-
-def outward_angles(
-    x: float, y: float, rotation: np.ndarray, yaw_if_on_axis: float
-) -> tuple[float, float, float]:
-    """(pitch, roll, twist) of a tool `rotation` at a tool point (x, y, .) (m): the pitch of
-    its x axis above the horizontal and the roll about it, measured in the point's vertical
-    half-plane facing away from the base z axis (direction psi = atan2(y, x); on the axis,
-    `yaw_if_on_axis`), so that rotation = Rz(psi) Ry(-pitch) Rx(roll) Rz(twist). `twist` is 0
-    for every orientation a yaw-and-pitch arm can give; it is the part of a rotation no such
-    arm gives (a turn about the tool's z axis). Of the two decompositions the one with the
-    smaller twist is returned. (`outward_angles_of` is the formula, for arrays too.)
-
-    >>> pitch, roll, twist = outward_angles(0.0, -0.2, rot_z(-math.pi / 2) @ rot_y(math.pi / 2), 0)
-    >>> round(math.degrees(pitch), 6), abs(roll) < 1e-12, abs(twist) < 1e-12  # straight down
-    (-90.0, True, True)
-    """
-    # Only five entries are read, as floats (numpy's 3x3 products cost more than the rest).
-    (r00, r01, r02), (r10, r11, r12), (_, _, r22) = np.asarray(rotation, dtype=float).tolist()
-    return outward_angles_of(x, y, (r00, r01, r02, r10, r11, r12, r22), yaw_if_on_axis)
-
-
-def outward_angles_of(x: Any, y: Any, entries: Sequence[Any], yaw_if_on_axis: Any) -> tuple:
-    """`outward_angles` from the rotation's entries (r00, r01, r02, r10, r11, r12, r22):
-    floats for one tool, arrays for many (`array_api`).
-
-    m = Rz(-psi) rotation = Ry(a) Rx(b) Rz(c), a = -pitch: a = atan2(m02, m22), b =
-    atan2(-m12, sqrt(m10^2 + m11^2)) (the asin of -m12, precise also where the roll is near
-    +-90 deg), c = atan2(m10, m11), and the other solution (a + pi, pi - b, c + pi).
-
-    >>> [round(v, 9) + 0.0 for v in outward_angles_of(0.2, 0.0, (1, 0, 0, 0, 1, 0, 1), 0.0)]
-    [0.0, 0.0, 0.0]
-    """
-    r00, r01, r02, r10, r11, r12, r22 = entries
-    xp = array_namespace(x, y, r00)
-    turn = wrap_angles if xp is np else wrap_angle
-    psi = where(xp.sqrt(x * x + y * y) > 0.0, xp.atan2(y, x), yaw_if_on_axis)
-    cos_psi, sin_psi = xp.cos(psi), xp.sin(psi)
-    m02 = cos_psi * r02 + sin_psi * r12
-    m10 = -sin_psi * r00 + cos_psi * r10
-    m11 = -sin_psi * r01 + cos_psi * r11
-    m12 = -sin_psi * r02 + cos_psi * r12
-    a = xp.atan2(m02, r22)
-    b = xp.atan2(-m12, xp.sqrt(m10 * m10 + m11 * m11))
-    c = xp.atan2(m10, m11)
-    other_a, other_b, other_c = turn(a + math.pi), turn(math.pi - b), turn(c + math.pi)
-    flip = abs(other_c) < abs(c)
-    a, b, c = where(flip, other_a, a), where(flip, other_b, b), where(flip, other_c, c)
-    return turn(-a) + 0.0, turn(b) + 0.0, turn(c) + 0.0  # + 0.0: never a negative zero
-
-
-def outward_rotation(x: float, y: float, pitch: float, roll: float, yaw_if_on_axis: float):
-    """The tool rotation (3x3) with `pitch` and `roll` (rad) in the outward convention at the
-    tool point (x, y, .) m: Rz(psi) Ry(-pitch) Rx(roll) (see `outward_angles`).
-
-    >>> outward_rotation(0.2, 0.0, -math.pi / 2, 0.0, 0.0)[:, 0].round(9).tolist()  # x: down
-    [0.0, 0.0, -1.0]
-    """
-    psi = math.atan2(y, x) if math.hypot(x, y) > 0.0 else yaw_if_on_axis
-    return tool_rotation(psi, pitch, roll)
 
 
 class SpatialChain:
@@ -180,14 +120,28 @@ class SpatialChain:
         self.link_angle_offsets: tuple[float, ...] = tuple(
             _finite(v, "link angle offset") for v in offsets
         )
+        self.planar_shifts: tuple[float, ...] = self._planar_shifts()
+        """phi_i - q_i per pitch joint (rad): `planar_joints` adds them, `pitch_joints` takes
+        them off."""
+        self.bent: bool = any(shift != 0.0 for shift in self.planar_shifts)
+        """Some link is bent: the plane's angles differ from the pitch joints."""
         names = tuple(f"joint {i + 1}" for i in range(n)) if joint_names is None else joint_names
         self.joint_names: tuple[str, ...] = tuple(str(name) for name in names)
         if len(self.joint_names) != n:
             raise ValueError(f"joint_names {joint_names!r} must give {n} names")
         limits = _limit_pairs(joint_limits, n)
         self.joint_limits: tuple[tuple[float, float], ...] = limits
+        self.joint_kinds: tuple[str, ...] = tuple(
+            CONTINUOUS if (lo, hi) == (-math.inf, math.inf) else "limited" for lo, hi in limits
+        )
+        """CONTINUOUS or "limited" per joint, in joint order (for the least-motion rule)."""
         self.yaw_limits: tuple[float, float] = limits[0]
+        self.yaw_fits_once: bool = fits_once(self.yaw_limits)
+        """At most one k * 2 pi shift puts a yaw within its limits (less than a turn apart):
+        the seed's yaw cannot choose it."""
         self.roll_limits: tuple[float, float] | None = limits[-1] if has_roll else None
+        self.roll_fits_once: bool = has_roll and fits_once(limits[-1])
+        """As `yaw_fits_once`, for the roll joint."""
         planar = {
             "singularity_margin": singularity_margin,
             "edge_tolerance": edge_tolerance,
@@ -202,6 +156,8 @@ class SpatialChain:
         self.link_lengths: tuple[float, ...] = self.vertical.link_lengths
         self.reach: float = self.vertical.reach
         """The tool point's largest distance from the shoulder, m."""
+        self.near_axis: float = self.vertical.singularity_margin * self.reach
+        """m: a tool point nearer the yaw axis is SINGULAR (the yaw turns fast there)."""
         self.singularity_margin: float = self.vertical.singularity_margin
         self.edge_tolerance: float = self.vertical.edge_tolerance
 
@@ -217,7 +173,7 @@ class SpatialChain:
         pitch_limits = [
             (lo + shift, hi + shift)
             for (lo, hi), shift in zip(
-                self.joint_limits[1 : 1 + k], self._planar_shifts(), strict=True
+                self.joint_limits[1 : 1 + k], self.planar_shifts, strict=True
             )
         ]
         link_limits = None
@@ -248,14 +204,6 @@ class SpatialChain:
         """m per rad of a pitch and of a roll turn: the last link swings with the pitch, the
         tool point stays put when it rolls."""
         return (self.link_lengths[-1], 0.0)
-
-    @property
-    def joint_kinds(self) -> tuple[str, ...]:
-        """CONTINUOUS or "limited" per joint, in joint order (for the least-motion rule)."""
-        return tuple(
-            CONTINUOUS if (lo, hi) == (-math.inf, math.inf) else "limited"
-            for lo, hi in self.joint_limits
-        )
 
     def tool_vector(self, joints: Sequence[float]) -> tuple[float, float, float, float, float]:
         """The tool pose as the planner reads it: (x, y, z, pitch, roll), m and rad (outward).
@@ -292,12 +240,8 @@ class SpatialChain:
 
     def _planar_shifts(self) -> tuple[float, ...]:
         """phi_i - q_i for each pitch joint: delta_i - delta_(i-1) (delta_0 = 0)."""
-        shifts = self.__dict__.get("_shifts")
-        if shifts is None:
-            deltas = self.link_angle_offsets
-            shifts = tuple(d - (deltas[i - 1] if i else 0.0) for i, d in enumerate(deltas))
-            self.__dict__["_shifts"] = shifts
-        return shifts
+        deltas = self.link_angle_offsets
+        return tuple(d - (deltas[i - 1] if i else 0.0) for i, d in enumerate(deltas))
 
     def planar_joints(self, pitch_joints: Sequence[float]) -> tuple[float, ...]:
         """The vertical chain's geometric angles phi (rad) of pitch joint angles q (rad).
@@ -305,7 +249,9 @@ class SpatialChain:
         >>> SpatialChain((0.13, 0.12), link_angle_offsets=(0.5, 0.0)).planar_joints((0.1, 0.2))
         (0.6, -0.3)
         """
-        return tuple(q + s for q, s in zip(pitch_joints, self._planar_shifts(), strict=True))
+        if not self.bent:
+            return tuple(pitch_joints)
+        return tuple([q + s for q, s in zip(pitch_joints, self.planar_shifts, strict=True)])
 
     def pitch_joints(self, planar: Sequence[float]) -> tuple[float, ...]:
         """The pitch joint angles q (rad) of the vertical chain's geometric angles phi (rad).
@@ -313,7 +259,9 @@ class SpatialChain:
         >>> SpatialChain((0.13, 0.12), link_angle_offsets=(0.5, 0.0)).pitch_joints((0.6, -0.3))
         (0.09999999999999998, 0.2)
         """
-        return tuple(phi - s for phi, s in zip(planar, self._planar_shifts(), strict=True))
+        if not self.bent:
+            return tuple(planar)
+        return tuple([phi - s for phi, s in zip(planar, self.planar_shifts, strict=True)])
 
     @staticmethod
     def mirror(planar: Sequence[float]) -> tuple[float, ...]:
@@ -356,7 +304,7 @@ class SpatialChain:
         [(0.0, 0.0, 0.05), (0.1, 0.0, 0.05), (0.1, 0.0, 0.13)]
         """
         xp = array_namespace(yaw, *pitches)
-        shifts = self._planar_shifts()
+        shifts = self.planar_shifts
         planar = [q + shift for q, shift in zip(pitches, shifts, strict=True)]
         cos_yaw, sin_yaw = xp.cos(yaw), xp.sin(yaw)
         points = []
@@ -462,6 +410,15 @@ class SpatialChain:
         planar = self.planar_joints(pitches)
         forward = self.shoulder_forward + self.vertical.forward(planar)[0]
         return abs(forward) * self.vertical.manipulability(planar)
+
+    def limit_margin(self, joints: Sequence[float]) -> float:
+        """The smallest distance (rad) of any joint to a limit (link angles included)."""
+        yaw, pitches, roll = self.split(joints)
+        margin = self.vertical.limit_margin(self.planar_joints(pitches))
+        pairs = [(yaw, self.yaw_limits)]
+        if self.roll_limits is not None:
+            pairs.append((roll, self.roll_limits))
+        return min(margin, *(min(q - lo, hi - q) for q, (lo, hi) in pairs))
 
     def within_limits(self, joints: Sequence[float]) -> bool:
         """True when every joint (rad) lies within its limits, the link angles within theirs."""

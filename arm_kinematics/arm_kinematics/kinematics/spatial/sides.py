@@ -11,8 +11,19 @@ from typing import NamedTuple
 
 from ..angles import wrap_angle
 from ..planar.limits import shift_range
-from ..types import IkResult
-from .many import ROLL_MATCH_TOLERANCE
+from ..types import Answer, IkStatus
+
+ROLL_MATCH_TOLERANCE = 1e-9
+"""rad: how close a requested roll must be to 0 or pi on an arm without a wrist roll."""
+FAILURE_ORDER = (
+    IkStatus.INVALID_INPUT,
+    IkStatus.TOO_FAR,
+    IkStatus.TOO_CLOSE,
+    IkStatus.ORIENTATION_UNREACHABLE,
+    IkStatus.JOINT_LIMIT,
+    IkStatus.OUTSIDE_WORKSPACE,
+)
+"""Failure statuses from farthest to nearest to a solution, for choosing which side reports."""
 
 
 class Side(NamedTuple):
@@ -31,10 +42,11 @@ class Side(NamedTuple):
 
 
 class Attempt(NamedTuple):
-    """A side and what the planar solve (and the roll) answered there: joints in joint order."""
+    """A side and what the planar solve (and the roll) answered there: joints in joint order
+    (an `Answer`: its words made when read)."""
 
     side: Side
-    result: IkResult
+    result: Answer
 
 
 def same_angle(a: float, b: float) -> bool:
