@@ -184,7 +184,11 @@ def generate_launch_description() -> LaunchDescription:
                 package=PACKAGE,
                 executable="trajectory_node",
                 namespace=namespace,
-                parameters=arm_parameters,
+                # config_file: named poses and sequences are kept beside the params file.
+                parameters=[
+                    *arm_parameters,
+                    {"config_file": ParameterValue(config, value_type=str)},
+                ],
                 output="screen",
                 on_exit=_end_the_launch,
             ),

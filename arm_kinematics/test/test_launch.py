@@ -62,18 +62,20 @@ def test_every_node_is_namespaced_and_the_arm_nodes_share_one_params_list(
         n
         for n in nodes
         if n["package"] == "arm_kinematics"
-        and n["executable"] not in ("web_bridge", "hardware_node")
+        and n["executable"] not in ("web_bridge", "hardware_node", "trajectory_node")
     ]
     arm_params = {ast.dump(n["parameters"]) for n in arm_nodes}
     assert len(arm_params) == 1
     (shared,) = arm_params
-    # hardware_node: the arm's parameters, then its config_file (calibration/save's file).
-    hardware = next(n for n in nodes if n["executable"] == "hardware_node")
-    first, config_file = hardware["parameters"].elts
-    assert isinstance(first, ast.Starred)
-    assert ast.dump(first.value) == shared
-    assert launch_source.value(config_file.keys[0]) == "config_file"
-    assert config_file.values[0].args[0].id == "config"
+    # hardware_node: the arm's parameters, then its config_file (calibration/save's file);
+    # trajectory_node the same (named poses and sequences are kept beside it).
+    for executable in ("hardware_node", "trajectory_node"):
+        node = next(n for n in nodes if n["executable"] == executable)
+        first, config_file = node["parameters"].elts
+        assert isinstance(first, ast.Starred)
+        assert ast.dump(first.value) == shared
+        assert launch_source.value(config_file.keys[0]) == "config_file"
+        assert config_file.values[0].args[0].id == "config"
     rviz = next(n for n in nodes if n["package"] == "rviz2")
     assert call_name(rviz["condition"]) == "IfCondition"
     web = next(n for n in nodes if n["executable"] == "web_bridge")

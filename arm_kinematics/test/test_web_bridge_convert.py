@@ -376,6 +376,41 @@ def test_ros1_style_type_names_are_accepted() -> None:
     assert allowed.action("move_arm", "arm_kinematics_interfaces/action/MoveArm")
 
 
+def test_the_teach_services_and_run_sequence_are_allowed_and_nothing_else_of_theirs() -> None:
+    allowed = AllowList("/left_arm")
+    teach = {
+        "named_poses/save": "SaveNamedPose",
+        "named_poses/list": "ListNamedPoses",
+        "named_poses/delete": "DeleteNamedPose",
+        "sequences/save": "SaveSequence",
+        "sequences/list": "ListSequences",
+        "sequences/delete": "DeleteSequence",
+    }
+    for name, kind in teach.items():
+        service = allowed.service(name, f"arm_kinematics_interfaces/srv/{kind}")
+        assert service.resolved == f"/left_arm/{name}"
+        assert not service.parameters
+        with pytest.raises(ProtocolError, match="has type"):
+            allowed.service(name, "std_srvs/srv/Trigger")
+    run = allowed.action("run_sequence", "arm_kinematics_interfaces/action/RunSequence")
+    assert run.resolved == "/left_arm/run_sequence"
+    with pytest.raises(ProtocolError, match="has type"):
+        allowed.action("run_sequence", "arm_kinematics_interfaces/action/MoveArm")
+    # Exactly these: the teach names among the services, three actions in all.
+    shown = {name.removeprefix("/left_arm/") for name in allowed.services}
+    assert {n for n in shown if n.startswith(("named_poses/", "sequences/"))} == set(teach)
+    assert set(allowed.actions) == {
+        "/left_arm/move_arm",
+        "/left_arm/gripper_controller/gripper_cmd",
+        "/left_arm/run_sequence",
+    }
+    for name in ("named_poses/rename", "sequences/run", "/named_poses/list", "sequences"):
+        with pytest.raises(ProtocolError, match="not one of this arm's services"):
+            allowed.service(name, None)
+    with pytest.raises(ProtocolError, match="not one of this arm's actions"):
+        allowed.action("/run_sequence", None)  # another arm's
+
+
 # --- Host, Origin, settings ----------------------------------------------------------------------
 
 

@@ -6,7 +6,8 @@
 // the moves. The drawing: planar_view.js for a planar arm (one view), or for a spatial arm (the
 // URDF says which) three spatial_view.js views, from above, from the side and in 3D, driven
 // alike; the panel's widgets panel.js, the request's orientation orientation.js, the gripper
-// gripper.js, the tool's jog and the STOP tool_jog.js.
+// gripper.js, the tool's jog and the STOP tool_jog.js, named poses and the sequence recorder
+// teach.js.
 //
 //   /?bridge=ws://host:9090   a rosbridge server elsewhere (default: this page's own /ws)
 //   /?ns=/left_arm            a namespaced arm: every name of the arm is prefixed
@@ -18,17 +19,16 @@ import { ArmChain, jointMap } from "./urdf.js";
 import { PlanarView } from "./planar_view.js";
 import { SpatialView } from "./spatial_view.js";
 import { OrbitProjection, SideProjection, TopProjection } from "./projections.js";
-import { TargetFields, buildReadouts, degrees, setStatus, showLive, showSolution, statusTone } from "./panel.js";
+import { MOVE_STATUS, TargetFields, buildReadouts, degrees, setStatus, showLive, showSolution, statusTone } from "./panel.js";
 import { headingRequest, spatialRequest, toolDirection } from "./orientation.js";
 import { GripperControl } from "./gripper.js";
 import { JogPanel } from "./jog_panel.js";
 import { ToolJog } from "./tool_jog.js";
+import { TeachPanel } from "./teach.js";
 
 const IK_STATUS = ["OK", "SINGULAR", "TOO_FAR", "TOO_CLOSE", "JOINT_LIMIT", "ORIENTATION_UNREACHABLE",
   "INVALID_INPUT", "WRONG_FRAME", "OFF_PLANE", "INVALID_ORIENTATION", "YAW_LIMIT",
   "OUTSIDE_WORKSPACE"];
-const MOVE_STATUS = ["SUCCEEDED", "INVALID_GOAL", "IK_FAILED", "JOINT_JUMP", "CANCELED", "PREEMPTED",
-  "IK_UNAVAILABLE", "HARDWARE_FAULT", "NO_JOINT_STATE", "SHUTDOWN", "CALIBRATING"];
 const MOVE_LINEAR = 0;
 const MOVE_JOINT = 1;
 const LATENCY_SAMPLES = 5000;
@@ -487,6 +487,7 @@ function onRobotDescription(msg) {
   useLayout(state.chain);
   describeViews();
   gripper.load();
+  teach.setArm(state.chain);
   if (state.target && state.spatial !== ("z" in state.target)) state.target = null; // another arm
   if (state.target) setTarget(state.target); // a new session: solved again
   else setStatus("status", "READY", "drag the target or type it");
@@ -522,6 +523,7 @@ ros.subscribe(names.ikMarkers, "visualization_msgs/msg/MarkerArray", (msg) => {
   for (const v of views) v.drawRegion([...state.region.values()]);
 });
 const gripper = new GripperControl(ros, { parameters: names.hardwareParameters, action: names.gripperAction });
+const teach = new TeachPanel($("teach"), ros, namespace, { live: () => state.live, gripper });
 ros.subscribe(names.trajectoryMarkers, "visualization_msgs/msg/MarkerArray", onPlanMarkers);
 ros.subscribe(names.diagnostics, "diagnostic_msgs/msg/DiagnosticArray", onDiagnostics);
 

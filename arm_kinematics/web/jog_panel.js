@@ -16,7 +16,7 @@ function restToRestSeconds(distance, speed, acceleration) {
   return 2 * Math.sqrt(distance / acceleration);
 }
 
-function element(tag, attributes, parent, text) {
+export function element(tag, attributes, parent, text) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
   if (text !== undefined) node.textContent = text;

@@ -4,13 +4,16 @@
 
 const $ = (id) => document.getElementById(id);
 export const degrees = (rad) => (rad * 180) / Math.PI;
+// MoveArm's result statuses by value (arm_kinematics_interfaces/action/MoveArm.action).
+export const MOVE_STATUS = ["SUCCEEDED", "INVALID_GOAL", "IK_FAILED", "JOINT_JUMP", "CANCELED", "PREEMPTED",
+  "IK_UNAVAILABLE", "HARDWARE_FAULT", "NO_JOINT_STATE", "SHUTDOWN", "CALIBRATING"];
 
 // --- status boxes ---------------------------------------------------------------------------
 
 // The tone (colour class) of a status word. A stop the user (or a newer goal) asked for is
 // neutral, not an error; "nothing asked yet" and "no connection" are grey.
 export function statusTone(name) {
-  if (name === "OK" || name === "SUCCEEDED" || name === "REACHED") return "ok";
+  if (name === "OK" || name === "SUCCEEDED" || name === "REACHED" || name === "LOADED") return "ok";
   if (name === "SINGULAR") return "singular";
   if (name === "SOLVING…" || name === "PLANNING" || name === "MOVING") return "busy";
   if (name === "CANCELED" || name === "PREEMPTED") return "stopped";

@@ -38,13 +38,19 @@ from visualization_msgs.msg import MarkerArray
 from arm_kinematics.bridge.convert import type_name
 from arm_kinematics.bridge.protocol import MessageId, ProtocolError
 from arm_kinematics.config import GRIPPER_UNIT_PARAMETERS
-from arm_kinematics_interfaces.action import MoveArm
+from arm_kinematics_interfaces.action import MoveArm, RunSequence
 from arm_kinematics_interfaces.msg import CalibrationState
 from arm_kinematics_interfaces.srv import (
     CalibrationFile,
     ComputeFK,
+    DeleteNamedPose,
+    DeleteSequence,
     JogServo,
+    ListNamedPoses,
+    ListSequences,
     PlanCartesianPath,
+    SaveNamedPose,
+    SaveSequence,
     SolveIK,
     SolveIKBatch,
 )
@@ -108,10 +114,18 @@ SERVICES = (
     Interface("simulate_fault", SetBool),
     # The page's gripper box reads the gripper's unit and ends, and no other parameter.
     Interface("hardware_node/get_parameters", GetParameters, parameters=GRIPPER_UNIT_PARAMETERS),
+    # Named poses and taught sequences (trajectory_node, docs/sequences.md): the page's teach box.
+    Interface("named_poses/save", SaveNamedPose),
+    Interface("named_poses/list", ListNamedPoses),
+    Interface("named_poses/delete", DeleteNamedPose),
+    Interface("sequences/save", SaveSequence),
+    Interface("sequences/list", ListSequences),
+    Interface("sequences/delete", DeleteSequence),
 )
 ACTIONS = (
     Interface("move_arm", MoveArm),
     Interface("gripper_controller/gripper_cmd", GripperCommand),  # hardware_node's
+    Interface("run_sequence", RunSequence),  # trajectory_node's taught sequences
 )
 
 

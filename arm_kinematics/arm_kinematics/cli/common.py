@@ -63,6 +63,25 @@ def add_target_arguments(parser: argparse.ArgumentParser, heading_help: str) -> 
     )
 
 
+def add_connection_arguments(parser: argparse.ArgumentParser, node: str, what: str) -> None:
+    """--namespace (the arm's) and --timeout (the waits for `node` and its answer or the
+    goal's acceptance; not `what` itself, which may take longer)."""
+    parser.add_argument(
+        "--namespace",
+        "-n",
+        default="",
+        help=f"namespace of the {node} (e.g. arm1 for an arm started with --namespace arm1); "
+        "default: none",
+    )
+    parser.add_argument(
+        "--timeout",
+        "-t",
+        type=float,
+        default=10.0,
+        help=f"seconds to wait for the {node} and its answer (default 10); {what} may take longer",
+    )
+
+
 def parse_client_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
     """Parse argv (argv[0] is the program) without its --ros-args blocks (those go to rclpy)."""
     from rclpy.utilities import remove_ros_args

@@ -151,7 +151,7 @@ def _move(args: argparse.Namespace, argv: list[str], config: Any) -> int:
                 mode="joint" if args.joint else "linear",
                 speed=args.speed,
                 max_step=args.max_step,
-                on_feedback=_feedback_printer(args),
+                on_feedback=feedback_printer(args),
             )
             result = arm.wait_for_task()
         except KeyboardInterrupt:
@@ -160,7 +160,7 @@ def _move(args: argparse.Namespace, argv: list[str], config: Any) -> int:
     return EXIT_SUCCEEDED if result.succeeded else EXIT_FAILED
 
 
-def _feedback_printer(args: argparse.Namespace) -> Callable[[Any], None] | None:
+def feedback_printer(args: argparse.Namespace) -> Callable[[Any], None] | None:
     """Prints feedback at most every --feedback-period, and the last; None with --quiet."""
     if args.quiet:
         return None

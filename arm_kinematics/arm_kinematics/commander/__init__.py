@@ -10,9 +10,11 @@ kinematics core, `config`, `names`, `rclpy_compat` and the message helpers, neve
         arm.move_to_pose(0.15, 0.05, 0.10, pitch=-0.5)
         print(arm.wait_for_task().status)
 
-Modules: `commander` (the verbs), `tasks` (one action goal from sending to its result),
-`connection` (the node on its own executor thread), `targets` (arguments -> request fields),
-`gripper` (the gripper's unit and range), `answers` (the typed answers and results), `errors`.
+Modules: `commander` (the verbs), `teach` (the verbs of named poses and sequences),
+`session` (the node's clients, bounded waits, the task), `tasks` (one action goal from sending
+to its result), `connection` (the node on its own executor thread), `targets` (arguments ->
+request fields), `gripper` (the gripper's unit and range), `answers` (the typed answers and
+results), `errors`.
 """
 
 from arm_kinematics.commander.answers import (
@@ -22,13 +24,17 @@ from arm_kinematics.commander.answers import (
     IkAnswer,
     MoveFeedback,
     MoveResult,
+    NamedPose,
     Pose,
+    SequenceFeedback,
+    SequenceResult,
 )
 from arm_kinematics.commander.commander import ArmCommander
 from arm_kinematics.commander.errors import (
     CommanderError,
     InvalidArgumentError,
     NoGripperError,
+    RequestRefusedError,
     ServerUnavailableError,
     TaskRefusedError,
     TaskRunningError,
@@ -47,8 +53,12 @@ __all__ = [
     "InvalidArgumentError",
     "MoveFeedback",
     "MoveResult",
+    "NamedPose",
     "NoGripperError",
     "Pose",
+    "RequestRefusedError",
+    "SequenceFeedback",
+    "SequenceResult",
     "ServerUnavailableError",
     "TaskRefusedError",
     "TaskRunningError",

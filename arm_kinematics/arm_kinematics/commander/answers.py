@@ -20,6 +20,7 @@ from arm_kinematics.nodes.messages import (
     quaternion_values,
     solve_ik_status_name,
 )
+from arm_kinematics.nodes.teach.status import status_name as sequence_status_name
 from arm_kinematics.nodes.trajectory.goals import status_name as move_status_name
 
 #: action_msgs GoalStatus value -> name ("SUCCEEDED", "CANCELED", "ABORTED", ...).
@@ -237,4 +238,110 @@ class GripperResult:
             result.effort,
             result.stalled,
             result.reached_goal,
+        )
+
+
+@dataclass(frozen=True)
+class NamedPose:
+    """A named pose of the arm: its joints {name: rad}, the tool's pose they give (base frame),
+    when it was saved ('' for the built-in home) and, from `list_poses`, what would refuse a
+    move there now ('' when nothing would: docs/sequences.md)."""
+
+    name: str
+    joints: dict[str, float]
+    tool: Pose | None
+    saved_at: str = ""
+    problem: str = ""
+
+    @classmethod
+    def of(cls, msg: Any, problem: str = "") -> NamedPose:
+        tool = Pose.of(msg.tool) if msg.tool.header.frame_id else None
+        return cls(msg.name, joints_of(msg.joints), tool, msg.saved_at, problem)
+
+
+@dataclass(frozen=True)
+class SequenceFeedback:
+    """RunSequence feedback: the `step` (1-based) of `total_steps`, its name and kind (move,
+    gripper, wait), the `repeat` of `total_repeats`, the share done of the step and of the
+    whole sequence, the commanded tool point (m, base frame) and joints (rad)."""
+
+    step: int
+    total_steps: int
+    step_name: str
+    step_kind: str
+    repeat: int
+    total_repeats: int
+    step_fraction: float
+    fraction: float
+    tip: tuple[float, float, float]
+    joints: dict[str, float]
+
+    @classmethod
+    def of(cls, feedback: Any) -> SequenceFeedback:
+        tip = feedback.tip
+        return cls(
+            feedback.step,
+            feedback.total_steps,
+            feedback.step_name,
+            feedback.step_kind,
+            feedback.repeat,
+            feedback.total_repeats,
+            feedback.step_fraction,
+            feedback.fraction,
+            (tip.x, tip.y, tip.z),
+            joints_of(feedback.joints),
+        )
+
+
+@dataclass(frozen=True)
+class SequenceResult:
+    """How a sequence ended: RunSequence's `status` name (SUCCEEDED, INVALID_SEQUENCE,
+    PLAN_FAILED, STEP_FAILED, CANCELED, PREEMPTED, ...; docs/sequences.md) and value, the
+    action's `goal_status`, the node's words; the step it ended in (1-based), its name and
+    repeat; MoveArm's status of that step's move and the IK status and point of a move that
+    cannot be planned; where the arm is; the seconds spent planning and running."""
+
+    status: str
+    status_code: int
+    goal_status: str
+    message: str
+    step: int
+    total_steps: int
+    step_name: str
+    repeat: int
+    total_repeats: int
+    move_status: str
+    ik_status: str
+    failed_point: tuple[float, float, float]
+    final_joints: dict[str, float]
+    final_tip: tuple[float, float, float]
+    planning_time: float
+    run_time: float
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status == "SUCCEEDED"
+
+    @classmethod
+    def of(cls, answer: Any) -> SequenceResult:
+        """From an action's GetResult response (its `status` and `result`)."""
+        result = answer.result
+        point, tip = result.failed_point, result.final_tip
+        return cls(
+            status=sequence_status_name(result.status),
+            status_code=result.status,
+            goal_status=goal_status_name(answer.status),
+            message=result.message,
+            step=result.step,
+            total_steps=result.total_steps,
+            step_name=result.step_name,
+            repeat=result.repeat,
+            total_repeats=result.total_repeats,
+            move_status=move_status_name(result.move_status),
+            ik_status=solve_ik_status_name(result.ik_status),
+            failed_point=(point.x, point.y, point.z),
+            final_joints=joints_of(result.final_joints),
+            final_tip=(tip.x, tip.y, tip.z),
+            planning_time=result.planning_time,
+            run_time=result.run_time,
         )

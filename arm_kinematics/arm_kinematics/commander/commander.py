@@ -1,11 +1,13 @@
 """`ArmCommander`: the arm's services and actions as task verbs, for scripts (docs/python_api.md).
 
 In the spirit of nav2_simple_commander's BasicNavigator: a task verb (`move_to_pose`,
-`open_gripper`, `close_gripper`, `set_gripper`) sends its goal and returns as soon as the
-server accepted it; `is_task_complete`, `get_feedback`, `get_result`, `wait_for_task` and
-`cancel_task` follow it. One task at a time: a task verb while the task still runs raises
-TaskRunningError (wait for it or cancel it first). Queries (`solve`, `fk`, `current_joints`,
-`current_pose`, `gripper_unit`) answer at once and may be asked while a task runs.
+`move_to_named_pose`, `open_gripper`, `close_gripper`, `set_gripper`, `run_sequence`) sends its
+goal and returns as soon as the server accepted it; `is_task_complete`, `get_feedback`,
+`get_result`, `wait_for_task` and `cancel_task` follow it. One task at a time: a task verb
+while the task still runs raises TaskRunningError (wait for it or cancel it first). Queries
+(`solve`, `fk`, `current_joints`, `current_pose`, `gripper_unit`; `save_pose`, `list_poses`,
+`delete_pose`) answer at once and may be asked while a task runs. The verbs of named poses and
+sequences are `teach.TeachVerbs`; the plumbing behind every verb is `session.Session`.
 
 Radians and metres, joints by name; every wait is bounded by `timeout_s` (the commander's,
 unless a verb is given its own) and ends in a `CommanderError` that says what was missing.
@@ -17,11 +19,9 @@ import itertools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from control_msgs.action import GripperCommand
 from rclpy.context import Context
-from sensor_msgs.msg import JointState
 
 from arm_kinematics.commander.answers import (
     FkAnswer,
@@ -31,19 +31,25 @@ from arm_kinematics.commander.answers import (
     MoveFeedback,
     MoveResult,
     Pose,
+    SequenceFeedback,
+    SequenceResult,
 )
-from arm_kinematics.commander.connection import Budget, Connection, Latest
 from arm_kinematics.commander.errors import (
     CommanderError,
     InvalidArgumentError,
     ServerUnavailableError,
-    TaskRefusedError,
-    TaskRunningError,
     TaskTimeoutError,
 )
 from arm_kinematics.commander.gripper import GripperUnit
+from arm_kinematics.commander.session import (
+    GRIPPER_ACTION,
+    HARDWARE_NODE,
+    HINT,
+    IK_NODE,
+    TRAJECTORY_NODE,
+    Session,
+)
 from arm_kinematics.commander.targets import (
-    ARM_PARAMETERS,
     ArmFacts,
     fill_target,
     fill_waypoints,
@@ -52,23 +58,21 @@ from arm_kinematics.commander.targets import (
     pose_fields,
     waypoint_fields,
 )
-from arm_kinematics.commander.tasks import ActionTask
-from arm_kinematics.config import GRIPPER_UNIT_PARAMETERS, ArmConfig, ConfigError
+from arm_kinematics.commander.teach import TeachVerbs
+from arm_kinematics.config import ArmConfig, ConfigError
 from arm_kinematics.kinematics.types import BRANCH_NAMES
 from arm_kinematics.names import absolute_namespace
 from arm_kinematics.nodes.messages import joint_state
-from arm_kinematics.rclpy_compat.action_client import ActionClient
 from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.srv import ComputeFK, SolveIK
 
-IK_NODE, TRAJECTORY_NODE, HARDWARE_NODE = "ik_node", "trajectory_node", "hardware_node"
-GRIPPER_ACTION = "gripper_controller/gripper_cmd"
 MODES = {"linear": MoveArm.Goal.LINEAR, "joint": MoveArm.Goal.JOINT}
-_HINT = "in this namespace and ROS_DOMAIN_ID?"
+Feedback = MoveFeedback | GripperFeedback | SequenceFeedback
+Result = MoveResult | GripperResult | SequenceResult
 _numbers = itertools.count()
 
 
-class ArmCommander:
+class ArmCommander(TeachVerbs):
     """The arm in `namespace` ('' or '/': the root) as task verbs.
 
     Args:
@@ -104,26 +108,9 @@ class ArmCommander:
                 config = ArmConfig.from_file(config)
             except ConfigError as error:
                 raise InvalidArgumentError(f"config: {error}") from None
-        self._facts: ArmFacts | None = None if config is None else ArmFacts.from_config(config)
-        self._gripper: GripperUnit | None = None
-        self._task: ActionTask | None = None
-        self._joint_states = Latest()
+        facts = None if config is None else ArmFacts.from_config(config)
         name = node_name or f"arm_commander_{os.getpid()}_{next(_numbers)}"
-        self._ros = Connection(self.namespace, name, context, args)
-        try:
-            node = self._ros.node
-            self._solve_ik = node.create_client(SolveIK, "solve_ik")
-            self._compute_fk = node.create_client(ComputeFK, "compute_fk")
-            self._move_arm = ActionClient(node, MoveArm, "move_arm")
-            self._gripper_cmd = ActionClient(node, GripperCommand, GRIPPER_ACTION)
-            self._parameters = {
-                n: self._ros.parameter_client(n) for n in (IK_NODE, TRAJECTORY_NODE, HARDWARE_NODE)
-            }
-            node.create_subscription(JointState, "joint_states", self._joint_states.set, 10)
-            self._ros.start()
-        except BaseException:
-            self._ros.close()
-            raise
+        self._s = Session(self.namespace, self.timeout_s, facts, name, context, args)
 
     # --- life ---------------------------------------------------------------------------------
 
@@ -136,15 +123,15 @@ class ArmCommander:
     def close(self) -> None:
         """Cancel a task that still runs (waiting up to `timeout_s` for it to end), then
         leave the ROS graph. Safe to call twice."""
-        if self._ros.node is None:
+        if self._s.ros.node is None:
             return
         try:
-            task = self._task
+            task = self._s.task
             if task is not None and not task.done:
                 task.cancel()
                 task.wait_done(self.timeout_s)
         finally:
-            self._ros.close()
+            self._s.ros.close()
 
     # --- readiness and state ------------------------------------------------------------------
 
@@ -152,21 +139,24 @@ class ArmCommander:
         """Block until the stack answers: the IK node's services, the move_arm action, a
         joint_states message, the arm's and the gripper's parameters and, with a gripper, its
         action. ServerUnavailableError names what did not come (nav2: waitUntilNav2Active)."""
-        budget = self._budget(timeout_s)
+        budget = self._s.budget(timeout_s)
         waits: list[tuple[Callable[[], bool], str]] = [
-            (self._solve_ik.service_is_ready, self._service_words(self._solve_ik, IK_NODE)),
-            (self._compute_fk.service_is_ready, self._service_words(self._compute_fk, IK_NODE)),
-            (self._move_arm.server_is_ready, self._action_words("move_arm", TRAJECTORY_NODE)),
+            (self._s.solve_ik.service_is_ready, self._s.service_words(self._s.solve_ik, IK_NODE)),
+            (
+                self._s.compute_fk.service_is_ready,
+                self._s.service_words(self._s.compute_fk, IK_NODE),
+            ),
+            (self._s.move_arm.server_is_ready, self._s.action_words("move_arm", TRAJECTORY_NODE)),
         ]
-        missing = [words for ready, words in waits if not self._ros.wait_until(ready, budget)]
-        if self._joint_states.wait(budget) is None:
-            missing.append(f"no joint_states message (is {HARDWARE_NODE} running, {_HINT})")
+        missing = [words for ready, words in waits if not self._s.ros.wait_until(ready, budget)]
+        if self._s.joint_states.wait(budget) is None:
+            missing.append(f"no joint_states message (is {HARDWARE_NODE} running, {HINT})")
         if not missing:
-            self._arm_facts(IK_NODE, budget)
-            gripper = self._read_gripper(budget, missing_ok=True)
-            ready = self._gripper_cmd.server_is_ready
-            if gripper is not None and not self._ros.wait_until(ready, budget):
-                missing.append(self._action_words(GRIPPER_ACTION, HARDWARE_NODE))
+            self._s.arm_facts(IK_NODE, budget)
+            gripper = self._s.read_gripper(budget, missing_ok=True)
+            ready = self._s.gripper_cmd.server_is_ready
+            if gripper is not None and not self._s.ros.wait_until(ready, budget):
+                missing.append(self._s.action_words(GRIPPER_ACTION, HARDWARE_NODE))
         if missing:
             raise ServerUnavailableError(
                 f"the arm in {self.namespace} was not ready within {budget.seconds:g} s: "
@@ -176,14 +166,14 @@ class ArmCommander:
     def current_joints(self, timeout_s: float | None = None) -> dict[str, float]:
         """The arm's joints {name: rad} in its order (the gripper's not among them), from the
         latest joint_states."""
-        budget = self._budget(timeout_s)
-        message = self._joint_states.wait(budget)
+        budget = self._s.budget(timeout_s)
+        message = self._s.joint_states.wait(budget)
         if message is None:
             raise ServerUnavailableError(
                 f"no joint_states message in {self.namespace} within {budget.seconds:g} s "
-                f"(is {HARDWARE_NODE} running, {_HINT})"
+                f"(is {HARDWARE_NODE} running, {HINT})"
             )
-        names = self._arm_facts(HARDWARE_NODE, budget).joint_names
+        names = self._s.arm_facts(HARDWARE_NODE, budget).joint_names
         positions = dict(zip(message.name, message.position, strict=False))
         missing = [name for name in names if name not in positions]
         if missing:
@@ -218,30 +208,30 @@ class ArmCommander:
         moves least from (default: the node's latest joint_states). Moves nothing."""
         if branch not in BRANCH_NAMES:
             raise InvalidArgumentError(f"branch {branch!r} is not one of {', '.join(BRANCH_NAMES)}")
-        budget = self._budget(timeout_s)
-        self._wait_service(self._solve_ik, IK_NODE, budget)  # its node, then what it says
-        facts = self._arm_facts(IK_NODE, budget)
+        budget = self._s.budget(timeout_s)
+        self._s.wait_service(self._s.solve_ik, IK_NODE, budget)  # its node, then what it says
+        facts = self._s.arm_facts(IK_NODE, budget)
         fields = pose_fields(facts, x, y, z, heading=heading, pitch=pitch, roll=roll, frame=frame)
         request = fill_target(SolveIK.Request(branch=BRANCH_NAMES.index(branch)), fields, frame)
         if seed is not None:
             request.seed = joint_state(*joint_values(seed, facts.joint_names, "seed"))
-        return IkAnswer.of(self._call(self._solve_ik, request, IK_NODE, budget))
+        return IkAnswer.of(self._s.call(self._s.solve_ik, request, IK_NODE, budget))
 
     def fk(
         self, joints: Mapping[str, float] | Sequence[float], timeout_s: float | None = None
     ) -> FkAnswer:
         """Forward kinematics (compute_fk) of joints {name: rad} or rad in the arm's order."""
-        budget = self._budget(timeout_s)
-        self._wait_service(self._compute_fk, IK_NODE, budget)
+        budget = self._s.budget(timeout_s)
+        self._s.wait_service(self._s.compute_fk, IK_NODE, budget)
         by_name = isinstance(joints, Mapping)
-        names = None if by_name else self._arm_facts(IK_NODE, budget).joint_names
+        names = None if by_name else self._s.arm_facts(IK_NODE, budget).joint_names
         request = ComputeFK.Request(joints=joint_state(*joint_values(joints, names, "joints")))
-        return FkAnswer.of(self._call(self._compute_fk, request, IK_NODE, budget))
+        return FkAnswer.of(self._s.call(self._s.compute_fk, request, IK_NODE, budget))
 
     def gripper_unit(self, timeout_s: float | None = None) -> GripperUnit:
         """The gripper's joint, unit and ends, from its hardware_node's parameters;
         NoGripperError for an arm without one."""
-        return self._read_gripper(self._budget(timeout_s))
+        return self._s.read_gripper(self._s.budget(timeout_s))
 
     # --- tasks --------------------------------------------------------------------------------
 
@@ -269,10 +259,10 @@ class ArmCommander:
         is accepted (nav2: goToPose, goThroughPoses)."""
         if mode not in MODES:
             raise InvalidArgumentError(f"mode {mode!r} is not one of {', '.join(MODES)}")
-        self._check_no_task()
-        budget = self._budget(timeout_s)
-        self._wait_action(self._move_arm, "move_arm", TRAJECTORY_NODE, budget)
-        facts = self._arm_facts(TRAJECTORY_NODE, budget)
+        self._s.check_no_task()
+        budget = self._s.budget(timeout_s)
+        self._s.wait_action(self._s.move_arm, "move_arm", TRAJECTORY_NODE, budget)
+        facts = self._s.arm_facts(TRAJECTORY_NODE, budget)
         target = pose_fields(facts, x, y, z, heading=heading, pitch=pitch, roll=roll, frame=frame)
         goal = MoveArm.Goal(
             mode=MODES[mode], speed=number("speed", speed), max_step=number("max_step", max_step)
@@ -281,11 +271,10 @@ class ArmCommander:
         fill_waypoints(
             goal, target, [waypoint_fields(facts, w, i, frame) for i, w in enumerate(waypoints)]
         )
-        task = ActionTask(
-            "move_to_pose", self._move_arm, self._ros.run, MoveFeedback.of, MoveResult.of,
-            on_feedback, self._ros.node.get_logger(),
-        )  # fmt: skip
-        self._start(task, goal, "move_arm", TRAJECTORY_NODE, "", budget)
+        task = self._s.new_task(
+            "move_to_pose", self._s.move_arm, MoveFeedback.of, MoveResult.of, on_feedback
+        )
+        self._s.start(task, goal, "move_arm", TRAJECTORY_NODE, "", budget)
 
     def open_gripper(
         self,
@@ -294,7 +283,7 @@ class ArmCommander:
         timeout_s: float | None = None,
     ) -> None:
         """Start a gripper goal to fully open (the hardware node's gripper.open_*)."""
-        unit = self._read_gripper(self._budget(timeout_s))
+        unit = self._s.read_gripper(self._s.budget(timeout_s))
         self.set_gripper(unit.open, on_feedback=on_feedback, timeout_s=timeout_s)
 
     def close_gripper(
@@ -305,7 +294,7 @@ class ArmCommander:
     ) -> None:
         """Start a gripper goal to closed (gripper.closed_*): the fingers stop on what they
         hold, and the result then says stalled."""
-        unit = self._read_gripper(self._budget(timeout_s))
+        unit = self._s.read_gripper(self._s.budget(timeout_s))
         self.set_gripper(unit.closed, on_feedback=on_feedback, timeout_s=timeout_s)
 
     def set_gripper(
@@ -320,164 +309,59 @@ class ArmCommander:
         gripper.position_unit: m between the fingers (opening_m) or the joint's rad
         (angle_rad); outside [closed, open] it raises InvalidArgumentError and sends nothing.
         `max_effort` is passed on (hobby servos do not apply it)."""
-        self._check_no_task()
-        budget = self._budget(timeout_s)
+        self._s.check_no_task()
+        budget = self._s.budget(timeout_s)
         goal = GripperCommand.Goal()
-        goal.command.position = self._read_gripper(budget).check(position)
+        goal.command.position = self._s.read_gripper(budget).check(position)
         goal.command.max_effort = number("max_effort", max_effort)
-        task = ActionTask(
-            "set_gripper", self._gripper_cmd, self._ros.run, GripperFeedback.of,
-            GripperResult.of, on_feedback, self._ros.node.get_logger(),
-        )  # fmt: skip
+        task = self._s.new_task(
+            "set_gripper", self._s.gripper_cmd, GripperFeedback.of, GripperResult.of, on_feedback
+        )
         hint = f" (the {HARDWARE_NODE}'s log says why: a hardware fault or its shutdown)"
-        self._start(task, goal, GRIPPER_ACTION, HARDWARE_NODE, hint, budget)
+        self._s.start(task, goal, GRIPPER_ACTION, HARDWARE_NODE, hint, budget)
 
     def is_task_complete(self) -> bool:
         """True when no task runs (none was started, or it ended) (nav2: isTaskComplete)."""
-        return self._task is None or self._task.done
+        return self._s.task is None or self._s.task.done
 
-    def get_feedback(self) -> MoveFeedback | GripperFeedback | None:
+    def get_feedback(self) -> Feedback | None:
         """The task's latest feedback; None before the first (nav2: getFeedback)."""
-        return None if self._task is None else self._task.feedback
+        return None if self._s.task is None else self._s.task.feedback
 
-    def get_result(self) -> MoveResult | GripperResult | None:
+    def get_result(self) -> Result | None:
         """The last task's result; None while it runs or when none was started (nav2:
         getResult)."""
-        return None if self._task is None else self._task.result
+        return None if self._s.task is None else self._s.task.result
 
-    def wait_for_task(self, timeout_s: float | None = None) -> MoveResult | GripperResult | None:
+    def wait_for_task(self, timeout_s: float | None = None) -> Result | None:
         """Block until the task ends and return its result (the last one's again once it
         has ended; None when no task was started). `timeout_s` None waits however long the
         task takes; otherwise TaskTimeoutError after it, the task still running."""
         seconds = None if timeout_s is None else number("timeout_s", timeout_s)
-        task = self._task
+        task = self._s.task
         if task is None:
             return None
         if not task.wait_done(seconds):
-            self._ros.check()
+            self._s.ros.check()
             raise TaskTimeoutError(
                 f"the {task.name} task did not end within {seconds:g} s; it is still "
                 "running (cancel_task() stops it)"
             )
         return task.result
 
-    def cancel_task(self, timeout_s: float | None = None) -> MoveResult | GripperResult | None:
+    def cancel_task(self, timeout_s: float | None = None) -> Result | None:
         """Cancel the running task and wait up to `timeout_s` for its result, which it
         returns: CANCELED, or how it ended if it ended first. None when no task was started
         (nav2: cancelTask)."""
-        task = self._task
+        task = self._s.task
         if task is None:
             return None
         if not task.done:
             task.cancel()
-        seconds = self._timeout(timeout_s)
+        seconds = self._s.timeout(timeout_s)
         if not task.wait_done(seconds):
-            self._ros.check()
+            self._s.ros.check()
             raise TaskTimeoutError(
                 f"the {task.name} task did not end within {seconds:g} s of the cancel request"
             )
         return task.result
-
-    # --- the parts ----------------------------------------------------------------------------
-
-    def _timeout(self, timeout_s: float | None) -> float:
-        return self.timeout_s if timeout_s is None else number("timeout_s", timeout_s)
-
-    def _budget(self, timeout_s: float | None) -> Budget:
-        return Budget.of(self._timeout(timeout_s))
-
-    def _check_no_task(self) -> None:
-        task = self._task
-        if task is not None and not task.done:
-            raise TaskRunningError(
-                f"the {task.name} task is still running: wait_for_task() or cancel_task() "
-                "before the next task"
-            )
-
-    def _node_name(self, node: str) -> str:
-        return f"{self.namespace.rstrip('/')}/{node}"
-
-    def _service_name(self, client: Any) -> str:
-        return self._ros.node.resolve_service_name(client.srv_name)
-
-    def _service_words(self, client: Any, node: str) -> str:
-        return f"no {self._service_name(client)} service (is {node} running, {_HINT})"
-
-    def _action_words(self, action: str, node: str) -> str:
-        server = self._ros.node.resolve_topic_name(action)  # as rcl_action resolves it
-        return f"no {server} action server (is {node} running, {_HINT})"
-
-    def _wait_service(self, client: Any, node: str, budget: Budget) -> None:
-        """Return once the service is on the graph; ServerUnavailableError after the budget."""
-        if not self._ros.wait_until(client.service_is_ready, budget):
-            raise ServerUnavailableError(
-                f"no {self._service_name(client)} service within {budget.seconds:g} s "
-                f"(is {node} running, {_HINT})"
-            )
-
-    def _wait_action(self, client: Any, action: str, node: str, budget: Budget) -> None:
-        """Return once the action server is on the graph; ServerUnavailableError after the
-        budget."""
-        if not self._ros.wait_until(client.server_is_ready, budget):
-            raise ServerUnavailableError(
-                f"no {self._ros.node.resolve_topic_name(action)} action server within "
-                f"{budget.seconds:g} s (is {node} running, {_HINT})"
-            )
-
-    def _call(self, client: Any, request: Any, node: str, budget: Budget) -> Any:
-        """An idempotent service's answer within the budget, else ServerUnavailableError."""
-        self._wait_service(client, node, budget)
-        name = self._service_name(client)
-        response = self._ros.call(client, request, budget)
-        if response is None:
-            raise ServerUnavailableError(f"{name} did not answer within {budget.seconds:g} s")
-        return response
-
-    def _start(
-        self, task: ActionTask, goal: Any, action: str, node: str, hint: str, budget: Budget
-    ) -> None:
-        """Send the task's goal once its server is there; return once it is accepted."""
-        self._wait_action(task.client, action, node, budget)
-        server = self._ros.node.resolve_topic_name(action)  # as rcl_action resolves it
-        # The task is this commander's from the moment it is sent: an interrupted wait for
-        # the acceptance leaves it here for cancel_task() and close().
-        self._task = task
-        task.send(goal)
-        accepted = task.wait_accepted(budget.remaining())
-        if accepted is None:
-            task.cancel()  # once it is accepted, if ever: nobody waits for it any more
-            self._task = None
-            raise ServerUnavailableError(
-                f"{server} did not accept the goal within {budget.seconds:g} s"
-            )
-        if not accepted:
-            self._task = None
-            raise TaskRefusedError(f"{server} rejected the goal{hint}")
-
-    def _arm_facts(self, node: str, budget: Budget) -> ArmFacts:
-        """The arm's layout, joints and plane: the config's, else `node`'s parameters."""
-        if self._facts is None:
-            values = self._ros.read_parameters(self._parameters[node], ARM_PARAMETERS, budget)
-            if values is None:
-                raise self._no_node(node, budget)
-            self._facts = ArmFacts.from_parameters(values, self._node_name(node))
-        return self._facts
-
-    def _read_gripper(self, budget: Budget, missing_ok: bool = False) -> GripperUnit | None:
-        """The gripper's unit from the hardware node (read once); None for an arm without a
-        gripper when `missing_ok`, else NoGripperError."""
-        if self._gripper is None:
-            client = self._parameters[HARDWARE_NODE]
-            values = self._ros.read_parameters(client, GRIPPER_UNIT_PARAMETERS, budget)
-            if values is None:
-                raise self._no_node(HARDWARE_NODE, budget)
-            if missing_ok and not values.get("gripper.joint"):
-                return None
-            self._gripper = GripperUnit.from_parameters(values, self._node_name(HARDWARE_NODE))
-        return self._gripper
-
-    def _no_node(self, node: str, budget: Budget) -> ServerUnavailableError:
-        return ServerUnavailableError(
-            f"no {self._node_name(node)} answered within {budget.seconds:g} s "
-            f"(is the arm running, {_HINT})"
-        )

@@ -9,6 +9,8 @@ the node answered (`answers.py`).
   runs in another namespace or ROS_DOMAIN_ID, or is busy starting;
 - `TaskRefusedError`: a task was not started: the server rejected the goal, or
   `TaskRunningError` (this commander still runs a task), or `NoGripperError` (the arm has none);
+- `RequestRefusedError`: the node said no to a request that changes something (a named pose
+  that cannot be saved: a bad name, a name taken, the arm moving), in its words;
 - `InvalidArgumentError` (a ValueError too): an argument the commander cannot send, named with
   what to give instead; nothing was sent;
 - `TaskTimeoutError` (a TimeoutError too): the task did not end within the time given; it goes
@@ -36,6 +38,10 @@ class TaskRunningError(TaskRefusedError):
 
 class NoGripperError(TaskRefusedError):
     """A gripper verb on an arm without a gripper (its hardware_node's gripper.joint is empty)."""
+
+
+class RequestRefusedError(CommanderError):
+    """The node refused the request (a named pose's save or delete); its words say why."""
 
 
 class InvalidArgumentError(CommanderError, ValueError):

@@ -258,6 +258,11 @@ NODE_PARAMETERS: dict[str, tuple[str, ...]] = {
         "moveit_servo.scale.linear",
         "moveit_servo.scale.rotational",
         "moveit_servo.scale.joint",
+        "config_file",
+        "named_poses.file",
+        "sequences.directory",
+        "sequences.ease_in_speed_m_s",
+        "sequences.ease_in_joint_fraction",
     ),
     "web_bridge": (
         "host",

@@ -29,13 +29,13 @@ import json
 import math
 import os
 import re
-import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from arm_kinematics.atomic_file import write_atomically
 from arm_kinematics.hardware.driver import degrees_words
 from arm_kinematics.hardware.mapping import InvalidCommandError, ServoMap
 
@@ -188,23 +188,7 @@ def write_pose(path: Path, pose: SavedPose) -> None:
             for s in pose.servos
         ],
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            json.dump(data, file, indent=2)
-            file.write("\n")
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)  # the rename itself survives a power cut
-    finally:
-        os.close(directory)
+    write_atomically(path, json.dumps(data, indent=2) + "\n")
 
 
 def start_pose(saved: SavedPose, servo_map: ServoMap, owner: Owner) -> StartPose:

@@ -148,11 +148,16 @@ SOLVED_MAX = IkStatus.SINGULAR
 with `IkStatus.SINGULAR` looks the member up on its class every time."""
 
 
-class Answer(NamedTuple):
+@dataclass(slots=True, eq=False)
+class Answer:
     """An `IkResult` before its words: what a solve decided (status, joints, the other elbow,
     the manipulability) and `words`, the function that says it, called only when the message
     is read (`result`). The solves build their answers as these and word only the one they
     return; the array solve's rows in order are never worded.
+
+    A slotted dataclass that nothing changes once made: a named tuple's construction goes
+    through a Python-level __new__ and costs about 0.1 us more, a frozen dataclass's more
+    still, and the scalar solve builds one answer on every call.
 
     >>> answer = Answer(IkStatus.TOO_FAR, None, lambda: "TOO_FAR: beyond reach")
     >>> answer.ok, answer.result().message

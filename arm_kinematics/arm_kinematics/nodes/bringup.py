@@ -130,8 +130,9 @@ def ros_arguments(
 ) -> list[str]:
     """The `--ros-args` block that gives every node of the process the arm's settings
     (`frame_prefix` None: the file's)."""
-    # config_file: hardware_node's own (calibration/save writes beside or over it); the other
-    # nodes do not declare it. Quoted: the value is read as YAML.
+    # config_file: hardware_node's (calibration/save writes beside or over it) and
+    # trajectory_node's (named poses and sequences are kept beside it); the other nodes do not
+    # declare it. Quoted: the value is read as YAML.
     arguments = ["--ros-args", "--params-file", str(config), "-p", f"config_file:='{config}'"]
     if hardware is not None:
         arguments += ["-p", f"hardware.backend:={hardware}"]

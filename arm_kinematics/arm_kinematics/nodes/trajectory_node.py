@@ -26,6 +26,10 @@ Interfaces (relative names, so a namespace moves them all):
   `servo_node/status` and its services (`nodes/servo/`, docs/jogging.md); a jog is admitted as
   any other motion;
 - service `stop` (std_srvs/Trigger): stops every motion at once (`nodes/stop_service.py`).
+- named poses and taught sequences (`nodes/teach/`, docs/sequences.md): the services
+  `named_poses/save`, `list`, `delete` and `sequences/save`, `list`, `delete`, MoveArm's
+  `named_pose`, and the action `run_sequence` (arm_kinematics_interfaces/action/RunSequence),
+  a sequence admitted as any other motion.
 
 Targets and waypoints may be stamped in the base frame or, with a mount, the mount's parent
 frame; they are transformed into the base frame before planning (`frames.TargetFrames`).
@@ -81,6 +85,7 @@ from arm_kinematics.nodes.refusals import Refusal
 from arm_kinematics.nodes.runner import run_node
 from arm_kinematics.nodes.servo.interface import ServoInterface
 from arm_kinematics.nodes.stop_service import create_stop_service
+from arm_kinematics.nodes.teach.interface import NodeParts, SequenceMove, TeachInterface
 from arm_kinematics.nodes.trajectory import cartesian
 from arm_kinematics.nodes.trajectory.follow_joint_trajectory import FollowMove, TrajectoryFollower
 from arm_kinematics.nodes.trajectory.goals import (
@@ -227,6 +232,24 @@ class TrajectoryNode(Node):
             group,
         )
         create_stop_service(self, self._admission, group)
+        self._teach = TeachInterface(
+            self,
+            self.config,
+            self.arm,
+            self.poses,
+            self._admission,
+            NodeParts(
+                self._stream.settings,
+                self._joint_states,
+                self._publish_setpoint,
+                self._start_pose,
+                lambda run: self._ik.solver(run.wake, run.timing),
+                self._outcome,
+                self._draw_plan,
+                self._draw_failed,
+            ),
+            group,
+        )
         action = self.resolve_topic_name("move_arm")  # resolved as rcl_action resolves it
         self.get_logger().info(
             f"trajectory_node ready: action '{action}', joints {self._names}, "
@@ -365,7 +388,9 @@ class TrajectoryNode(Node):
         """Validate a goal and register it: a valid one preempts the running motion, a
         refused one (its Refusal kept for its INVALID_GOAL result) disturbs nobody."""
         try:
-            move = validate(goal, self.config, self.max_waypoints, self.poses)
+            move = validate(
+                goal, self.config, self.max_waypoints, self.poses, self._teach.named_move
+            )
         except Refusal as refusal:
             return self._admission.refuse(key, refusal, label)
         return self._admission.admit(key, move, label)
@@ -441,6 +466,8 @@ class TrajectoryNode(Node):
                 return self._follow.run(run, move, start)
             if isinstance(move, TrajectoryMove):
                 return self._stream_trajectory(run, move, start)
+            if isinstance(move, SequenceMove):
+                return self._teach.run(run, move, start)
             try:
                 planned = plan_move(
                     self.arm, self.config, move, start, self._ik.solver(run.wake, run.timing), run
@@ -448,22 +475,31 @@ class TrajectoryNode(Node):
             except Refusal as refusal:  # too big to plan
                 return invalid_goal(refusal)
             if not isinstance(planned, PlannedMove):
-                if planned.path_points is not None:
-                    self._markers.publish(
-                        self._draw.abort(
-                            self.poses.tip(start),
-                            np.array([self.poses.point(p) for p in planned.path_points]),
-                            planned.failed_step,
-                            planned.status,
-                            planned.ik_status,
-                            self._now(),
-                        )
-                    )
+                self._draw_failed(start, planned)
                 return planned
             self.last_timing = run.timing
             return self._stream.run(run, planned.setpoints, start, planned.total_steps)
         finally:
             self._admission.release_motion()
+
+    def _draw_failed(self, start: tuple[float, ...], planned: Outcome) -> None:
+        """The abort markers of a plan that failed at a step (its points, if it has them)."""
+        if planned.path_points is not None:
+            self._markers.publish(
+                self._draw.abort(
+                    self.poses.tip(start),
+                    np.array([self.poses.point(p) for p in planned.path_points]),
+                    planned.failed_step,
+                    planned.status,
+                    planned.ik_status,
+                    self._now(),
+                )
+            )
+
+    def _draw_plan(self, start: tuple[float, ...], tips: np.ndarray) -> None:
+        """The plan markers of the tool poses `tips` from the joints `start`."""
+        points = np.array([self.poses.point(tip) for tip in tips])
+        self._markers.publish(self._draw.plan(self.poses.tip(start), points, self._now()))
 
     def _start_pose(self, measured: tuple[float, ...] | None) -> tuple[float, ...] | None:
         """Where a motion starts: the last setpoint this node sent when `measured` (the latest
@@ -512,13 +548,7 @@ class TrajectoryNode(Node):
     def _on_first_setpoint(
         self, run: GoalRun, setpoints: Setpoints, start: tuple[float, ...], total_steps: int
     ) -> None:
-        self._markers.publish(
-            self._draw.plan(
-                self.poses.tip(start),
-                np.array([self.poses.point(tip) for tip in setpoints.tips]),
-                self._now(),
-            )
-        )
+        self._draw_plan(start, setpoints.tips)
         timing = run.timing
         move = run.move
         first_at = (timing.first_setpoint_at - run.accepted_at) * 1000

@@ -29,6 +29,7 @@ rows each time (so a path that stays outside costs N log N, not N^2, array rows)
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -68,14 +69,14 @@ def keep_inside(
     poses = [answer.joints] if answer.alternative is None else [answer.joints, answer.alternative]
     checked = envelope.check_many(poses)
     if checked.ok[0]:
-        return answer if checked.ok.all() else answer._replace(alternative=None)
+        return answer if checked.ok.all() else replace(answer, alternative=None)
     outside = refusal(IkStatus.OUTSIDE_WORKSPACE, _outside_text, checked)
     if len(poses) == 1 or not checked.ok[1] or branch in REQUESTED_ELBOWS:
         return outside
     swapped = other()
     if not swapped.ok or not envelope.check_many([swapped.joints]).ok[0]:
         return outside
-    return swapped._replace(alternative=None, words=partial(_swapped_text, swapped, checked))
+    return replace(swapped, alternative=None, words=partial(_swapped_text, swapped, checked))
 
 
 def _outside_text(checked: Violations) -> str:

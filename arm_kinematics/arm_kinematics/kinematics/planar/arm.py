@@ -63,7 +63,8 @@ from .closed_form import (
 )
 from .explain import (
     heading_mismatch_text,
-    solved_words,
+    singular_words,
+    solved_text,
     wrong_elbow_heading_text,
 )
 from .failures import limit_failure, ring_failure, wrist_failure
@@ -328,9 +329,11 @@ class PlanarArm(PlanarChain, Guarded):
         else:
             manipulability = three_link_manipulability(self.link_lengths, chosen)
         margin = self.singularity_margin
-        status = IkStatus.SINGULAR if sin_elbow < margin else IkStatus.OK
-        words = partial(solved_words, chosen, coincident, reason, sin_elbow, margin)
-        return Answer(status, chosen, words, other, manipulability)
+        if sin_elbow < margin:
+            words = partial(singular_words, chosen, coincident, reason, sin_elbow, margin)
+            return Answer(IkStatus.SINGULAR, chosen, words, other, manipulability)
+        words = partial(solved_text, chosen, coincident, reason)
+        return Answer(IkStatus.OK, chosen, words, other, manipulability)
 
     def _checked_current(self, current: Any) -> Joints | IkResult:
         """`current` as n finite floats (rad), or its INVALID_INPUT."""

@@ -100,19 +100,16 @@ def singular_text(ok_message: str, sin_elbow: float, margin: float) -> str:
     )
 
 
-def solved_words(
+def singular_words(
     joints: Sequence[float], coincident: bool, reason: str, sin_elbow: float, margin: float
 ) -> str:
-    """OK (`solved_text`), or SINGULAR (`singular_text`) when |sin(joint 2)| `sin_elbow` is
-    below the singularity `margin`.
+    """SINGULAR: `solved_text`, then |sin(joint 2)| `sin_elbow` against the singularity
+    `margin` (`singular_text`); the solve says it only when `sin_elbow` is below `margin`.
 
-    >>> solved_words((0.5, 0.01), False, "", 0.01, 0.02)[:29]
+    >>> singular_words((0.5, 0.01), False, "", 0.01, 0.02)[:29]
     'SINGULAR: solved elbow down, '
     """
-    message = solved_text(joints, coincident, reason)
-    if sin_elbow < margin:
-        return singular_text(message, sin_elbow, margin)
-    return message
+    return singular_text(solved_text(joints, coincident, reason), sin_elbow, margin)
 
 
 def heading_note_text(message: str, heading: float, rule: str) -> str:

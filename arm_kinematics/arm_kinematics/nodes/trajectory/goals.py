@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from trajectory_msgs.msg import JointTrajectory
@@ -75,12 +76,15 @@ class Move:
     arm's (x, y[, heading]), a spatial arm's (x, y, z[, pitch[, roll]]); metres, radians), how
     to plan it (`options`: the step, the branch-flip step, and the limits: for LINEAR the tool
     speed the goal asked, for JOINT the joint velocity limits times its speed fraction), and
-    the LINEAR waypoints passed through before the target (poses alike)."""
+    the LINEAR waypoints passed through before the target (poses alike). `joints`: a named
+    pose's joints (rad, the arm's order) the move ends at: a JOINT move goes there without IK,
+    a LINEAR move's line ends where they put the tool and must arrive at them."""
 
     mode: int
     target: tuple[float, ...]
     options: PlanOptions
     waypoints: tuple[tuple[float, ...], ...] = ()
+    joints: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -172,17 +176,23 @@ class Outcome:
     commanded: tuple[float, ...] | None = None
 
 
+#: A named pose's Move: (name, mode, options) -> Move, or a Refusal (unknown, not valid here).
+NamedMove = Callable[[str, int, PlanOptions], Move]
+
+
 def validate(
     goal: MoveArm.Goal,
     config: ArmConfig,
     max_waypoints: int | None = None,
     poses: ToolPoses | None = None,
+    named: NamedMove | None = None,
 ) -> Move:
     """The goal as a Move in the base frame; a Refusal says why it is INVALID_GOAL.
 
     The target and waypoints may be stamped in the base frame or the mount's parent frame
     (`poses.goal`: `targets.TargetCheck`, the same check as the IK node's); at most
     `max_waypoints` waypoints (None: no limit). `poses`: the node's (None: the config's arm).
+    A goal's `named_pose` is looked up through `named` (None: no named poses here).
     """
     poses = poses or ToolPoses(config.make_arm(), config)
     if goal.mode not in MODE_NAMES:
@@ -192,6 +202,12 @@ def validate(
             raise Refusal(f"{name} = {value} is not finite")
         if value < 0:
             raise Refusal(f"{name} = {value:g} is negative (0 means the default)")
+    if goal.named_pose:
+        if goal.waypoints:
+            raise Refusal("a named pose is gone to from where the arm is: give no waypoints")
+        if named is None:
+            raise Refusal("this node has no named poses")
+        return named(goal.named_pose, goal.mode, move_options(goal, config))
     if goal.waypoints and goal.mode != MoveArm.Goal.LINEAR:
         raise Refusal("waypoints are for LINEAR moves only")
     if max_waypoints is not None and len(goal.waypoints) > max_waypoints:
@@ -214,15 +230,22 @@ def move_options(goal: MoveArm.Goal, config: ArmConfig) -> PlanOptions:
     """How a goal is planned: its `speed` (0: the default) is the tool speed in m/s in LINEAR
     mode and a fraction (0, 1] of the joint velocity limits in JOINT mode; a Refusal for a
     JOINT fraction above 1."""
+    return plan_options(config, goal.mode, goal.speed, goal.max_step)
+
+
+def plan_options(config: ArmConfig, mode: int, speed: float, max_step: float = 0.0) -> PlanOptions:
+    """The `PlanOptions` of a move in `mode` (LINEAR, JOINT) at `speed` (LINEAR: m/s, JOINT: a
+    fraction (0, 1] of the joint velocity limits; 0: the configured default) in steps of
+    `max_step` m (0: the default); a Refusal for a JOINT fraction above 1."""
     trajectory = config.trajectory
     options = dict(
-        max_step=goal.max_step or trajectory.default_max_step,
+        max_step=max_step or trajectory.default_max_step,
         max_joint_step=trajectory.max_joint_step,
     )
-    if goal.mode == MoveArm.Goal.LINEAR:
-        limits = config.motion_limits(tool_speed=goal.speed or trajectory.default_speed)
+    if mode == MoveArm.Goal.LINEAR:
+        limits = config.motion_limits(tool_speed=speed or trajectory.default_speed)
         return PlanOptions(limits=limits, **options)
-    fraction = goal.speed or trajectory.default_joint_speed_fraction
+    fraction = speed or trajectory.default_joint_speed_fraction
     if fraction > 1.0:
         raise Refusal(
             f"speed = {fraction:g}: in JOINT mode it is a fraction (0, 1] of the joint "

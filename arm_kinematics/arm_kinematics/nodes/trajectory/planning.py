@@ -1,13 +1,14 @@
 """A goal's plan, or the outcome that ends it before anything moves.
 
 LINEAR moves go through the core's one tool-path planner (`plan_polyline`: the goal's
-waypoints, then its target, each segment straight), JOINT moves solve their goal and move the
-joints along their straight line (`joint_setpoints`, the line checked against the arm's
-workspace envelope first: `joint_move_outside`); both solve IK only through the `solve`
-callable they are given (for the node, `IkBatchClient.solver`: the IK node's solve_ik_batch),
-and both are timed within the same `MotionLimits` (`ArmConfig.motion_limits`: the config's
-joint limits and command period, and for a Cartesian path the tool's speed and acceleration). The
-plan_cartesian_path service plans with `plan_path`, exactly as a LINEAR goal.
+waypoints, then its target, each segment straight), JOINT moves solve their goal (a named
+pose's joints are its own) and move the joints along their straight line (`joint_setpoints`,
+the line checked against the arm's workspace envelope first: `joint_move_outside`); both solve
+IK only through the `solve` callable they are given (for the node, `IkBatchClient.solver`: the
+IK node's solve_ik_batch), and both are timed within the same `MotionLimits`
+(`ArmConfig.motion_limits`: the config's joint limits and command period, and for a Cartesian
+path the tool's speed and acceleration). The plan_cartesian_path service plans with
+`plan_path`, exactly as a LINEAR goal.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics import (
     PathPlacement,
     PathPlan,
+    PathViolation,
     PlanarArm,
     PlanOptions,
     PlanStatus,
@@ -34,7 +36,7 @@ from arm_kinematics.kinematics import (
 )
 from arm_kinematics.kinematics.planning.line_points import pose_text
 from arm_kinematics.nodes.refusals import Refusal
-from arm_kinematics.nodes.trajectory.goals import GoalRun, Move, Outcome, Result
+from arm_kinematics.nodes.trajectory.goals import GoalRun, Move, Outcome, Result, format_joints
 from arm_kinematics.nodes.trajectory.ik_batch import IkInterruptedError, IkUnavailableError
 from arm_kinematics_interfaces.action import MoveArm
 from arm_kinematics_interfaces.srv import SolveIK
@@ -147,6 +149,10 @@ def _plan_linear(
     waypoints = [*move.waypoints, move.target]
     plan, placement = plan_path(arm, config, start, waypoints, replace(move.options, solve=solve))
     if plan.setpoints is not None:
+        if move.joints is not None:
+            elsewhere = _elsewhere(arm, config, plan.setpoints.joints[-1], move.joints, start)
+            if elsewhere is not None:
+                return elsewhere
         return PlannedMove(plan.setpoints, plan.total_steps)
     assert plan.failed_step is not None
     step, total = plan.failed_step, plan.total_steps
@@ -164,51 +170,88 @@ def _plan_linear(
     )
 
 
+def _elsewhere(
+    arm: PlanarArm | SpatialArm,
+    config: ArmConfig,
+    end: np.ndarray,
+    joints: tuple[float, ...],
+    start: tuple[float, ...],
+) -> Outcome | None:
+    """JOINT_JUMP when a line to a named pose's tool pose ends at other joints than the pose's
+    (another elbow or side: the same tool pose, another arm), else None."""
+    arrived = arm.unwrap_near(tuple(end.tolist()), joints)
+    if (
+        max(abs(a - b) for a, b in zip(arrived, joints, strict=True))
+        <= config.trajectory.goal_tolerance
+    ):
+        return None
+    return Outcome(
+        Result.JOINT_JUMP,
+        f"the straight line ends at the named pose's tool pose with the joints at "
+        f"{format_joints(arrived)}, not its {format_joints(joints)} (another elbow or side): "
+        "go there in JOINT mode; nothing moved",
+        final=start,
+    )
+
+
 def _plan_joint(
     arm: PlanarArm | SpatialArm,
     move: Move,
     start: tuple[float, ...],
     solve: SolvePoints,
 ) -> PlannedMove | Outcome:
-    goal = np.array([move.target])
-    answers = solve(goal, start)
-    status = int(answers.status[0])
-    if status not in (SolveIK.Response.OK, SolveIK.Response.SINGULAR):
-        return Outcome(
-            Result.IK_FAILED,
-            f"step 0 of 1 at {pose_text(goal[0], arm.position_dims)} has no IK solution: "
-            f"{answers.explain(0)}; "
-            "0/1 of the path is feasible; nothing moved",
-            final=start,
-            ik_status=status,
-            failed_step=0,
-            total_steps=1,
-            feasible_fraction=0.0,
-            failed_point=tuple(goal[0].tolist()),
-            path_points=goal,
-        )
     assert move.options.limits is not None  # a JOINT move's: the scaled joint limits
-    goal_joints = tuple(answers.joints[0].tolist())
+    goal = np.array([move.target])
+    if move.joints is not None:  # a named pose: its joints, checked, no IK
+        goal_joints = move.joints
+    else:
+        answers = solve(goal, start)
+        status = int(answers.status[0])
+        if status not in (SolveIK.Response.OK, SolveIK.Response.SINGULAR):
+            return Outcome(
+                Result.IK_FAILED,
+                f"step 0 of 1 at {pose_text(goal[0], arm.position_dims)} has no IK solution: "
+                f"{answers.explain(0)}; "
+                "0/1 of the path is feasible; nothing moved",
+                final=start,
+                ik_status=status,
+                failed_step=0,
+                total_steps=1,
+                feasible_fraction=0.0,
+                failed_point=tuple(goal[0].tolist()),
+                path_points=goal,
+            )
+        goal_joints = tuple(answers.joints[0].tolist())
     outside = joint_move_outside(arm, start, goal_joints)
-    if outside is not None:  # the goal is inside (its IK), the way there is not
-        where = (
-            "at the start"
-            if outside.fraction == 0.0
-            else f"{outside.fraction:.0%} of the way from the start"
-        )
-        reason = outside.violation.message.removeprefix("OUTSIDE_WORKSPACE: ")
-        return Outcome(
-            Result.IK_FAILED,
-            f"step 0 of 1: the joints' straight line to {pose_text(goal[0], arm.position_dims)} "
-            f"fails: OUTSIDE_WORKSPACE: {where}: {reason}; "
-            f"{outside.fraction:.0%} of the path is feasible; nothing moved",
-            final=start,
-            ik_status=SolveIK.Response.OUTSIDE_WORKSPACE,
-            failed_step=0,
-            total_steps=1,
-            feasible_fraction=outside.fraction,
-            failed_point=tuple(arm.tool_vector(outside.joints)[: goal.shape[1]]),
-            path_points=goal,
-        )
-    setpoints = joint_setpoints(arm, start, goal_joints, move.options.limits)
-    return PlannedMove(setpoints, 1)
+    if outside is not None:  # the goal is inside (its IK, or the named pose's check), the way
+        return _line_outside(arm, goal, start, outside)  # there is not
+    return PlannedMove(joint_setpoints(arm, start, goal_joints, move.options.limits), 1)
+
+
+def _line_outside(
+    arm: PlanarArm | SpatialArm,
+    goal: np.ndarray,
+    start: tuple[float, ...],
+    outside: PathViolation,
+) -> Outcome:
+    """The refusal of a JOINT move whose straight joint line to `goal` (one pose row) leaves
+    the workspace envelope (`outside`: `joint_move_outside`'s answer)."""
+    where = (
+        "at the start"
+        if outside.fraction == 0.0
+        else f"{outside.fraction:.0%} of the way from the start"
+    )
+    reason = outside.violation.message.removeprefix("OUTSIDE_WORKSPACE: ")
+    return Outcome(
+        Result.IK_FAILED,
+        f"step 0 of 1: the joints' straight line to {pose_text(goal[0], arm.position_dims)} "
+        f"fails: OUTSIDE_WORKSPACE: {where}: {reason}; "
+        f"{outside.fraction:.0%} of the path is feasible; nothing moved",
+        final=start,
+        ik_status=SolveIK.Response.OUTSIDE_WORKSPACE,
+        failed_step=0,
+        total_steps=1,
+        feasible_fraction=outside.fraction,
+        failed_point=tuple(arm.tool_vector(outside.joints)[: goal.shape[1]]),
+        path_points=goal,
+    )
