@@ -22,8 +22,10 @@ bare model's array answers (unseeded, one seed per row or chained, as `many.py` 
 solves them): a row whose choice is inside is final (its alternative checked on
 arrays); a row outside is answered by the scalar rule. In a chain (each row seeded by the
 answer before) a changed row changes the seeds after it: the rows after it are solved again
-from there on arrays, or, after a run of rows outside, by the scalar rule for twice as many
-rows each time (so a path that stays outside costs N log N, not N^2, array rows). Radians.
+from there (FIRST_CHUNK rows, then twice as many each time while they stay inside: a chain's
+rows are solved one after the other, so the rows past the next one outside are never solved
+far ahead), or, after a run of rows outside, by the scalar rule for twice as many rows each
+time (so a path that keeps leaving costs about N, not N^2, rows solved). Radians.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
     from .envelope import Envelope, Violations
 
 REQUESTED_ELBOWS = (Branch.ELBOW_UP, Branch.ELBOW_DOWN)
+FIRST_CHUNK = 8
+"""Rows of a chain's bare solve taken at once after a row outside (then twice as many)."""
 Seed = tuple[float, ...] | None
 
 
@@ -157,12 +161,13 @@ def keep_inside_many(
     *,
     current: Any,
     chain: bool,
-    bare: Callable[[int, Seed], IkArrays],
+    bare: Callable[[int, int, Seed], IkArrays],
     scalar: Callable[[int, Any], IkResult],
 ) -> IkArrays:
     """The module docstring's rule over an array solve: `answers` the bare model's (seeded as
-    `current` says, as a `chain` or not), `bare(start, seed)` the bare chain of the rows from
-    `start` on from `seed`, `scalar(index, seed)` the scalar solve (with the rule) of a row."""
+    `current` says, as a `chain` or not), `bare(start, stop, seed)` the bare chain of rows
+    start..stop - 1 from `seed`, `scalar(index, seed)` the scalar solve (with the rule) of a
+    row."""
     count, n = answers.joints.shape
     seeds = Seeds.of(current, count, n, chain)
     made = _Rows(answers)
@@ -173,19 +178,21 @@ def keep_inside_many(
         for index in _outside(answers, envelope).tolist():
             made.put(index, scalar(index, made.seeds[index]), made.seeds[index])
         return made.arrays(scalar)
-    start, seed, part, run = 0, seeds.row(0, current) if count else None, answers, 1
+    start, seed, part, run, chunk = 0, seeds.row(0, current) if count else None, answers, 1, 0
     while start < count:
-        part = part if part is not None else bare(start, seed)
+        if part is None:  # the bare chain again from `start`, `chunk` rows at a time
+            part = bare(start, min(count, start + chunk), seed)
         outside = _outside(part, envelope)
-        stop = count if not outside.size else start + int(outside[0])
+        stop = start + (len(part) if not outside.size else int(outside[0]))
         seed = made.take(part, start, stop, seed, envelope)
-        if stop == count:
-            break
+        if not outside.size:  # all inside: the next rows, twice as many
+            start, part, chunk = stop, None, 2 * chunk
+            continue
         end = min(count, stop + run)  # from the first row outside, `run` rows by the rule
         for index in range(stop, end):
             seed = made.put(index, scalar(index, seed), seed)
         run = run * 2 if stop == start else 1
-        start, part = end, None
+        start, part, chunk = end, None, FIRST_CHUNK
     return made.arrays(scalar)
 
 

@@ -396,7 +396,9 @@ class PlanarArm(PlanarChain, Guarded):
             answers,
             current=current,
             chain=chain,
-            bare=lambda start, seed: many.solve_many(bare, rows[start:], branch, seed, True),
+            bare=lambda start, stop, seed: many.solve_many(
+                bare, rows[start:stop], branch, seed, True
+            ),
             scalar=lambda i, seed: self.solve(*many.target_of(rows[i]), branch, seed),
         )
 

@@ -498,15 +498,15 @@ class SpatialArm(SpatialChain, Guarded):
         if self.envelope is None:
             return answers
 
-        def from_row(start: int, seed: tuple[float, ...] | None) -> IkArrays:
-            columns = [None if c is None else c[start:] for c in (pitch, roll, rotations)]
-            return many.solve_many(bare, positions[start:], *columns, branch, seed, True)
+        def rows(start: int, stop: int, seed: tuple[float, ...] | None) -> IkArrays:
+            columns = [None if c is None else c[start:stop] for c in (pitch, roll, rotations)]
+            return many.solve_many(bare, positions[start:stop], *columns, branch, seed, True)
 
         return self.envelope.keep_inside_many(
             answers,
             current=current,
             chain=chain,
-            bare=from_row,
+            bare=rows,
             scalar=lambda i, seed: many.scalar_row(
                 self, i, positions, pitch, roll, rotations, branch, seed
             ),
