@@ -20,6 +20,7 @@ from arm_kinematics.kinematics.envelope import (
     path_samples,
 )
 from arm_kinematics.kinematics.envelope.geometry import point_box_distance
+from arm_kinematics.kinematics.workspace import reachable_region, vertical_region
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "config"
 D = math.radians
@@ -37,7 +38,7 @@ def desk_kit(**workspace) -> tuple[ArmConfig, Envelope]:
 
 def test_a_tool_point_below_the_table_is_named_with_its_depth() -> None:
     config, envelope = desk_kit()
-    arm = config.make_arm()
+    arm = config.make_model()
     solved = arm.solve(0.15, 0.0, -0.03, pitch=D(-90))
     assert solved.status == IkStatus.OK  # the kinematics alone reach under the desk
     found = envelope.check(solved.joints)
@@ -83,7 +84,7 @@ def test_a_forearm_passing_under_a_box_is_named_by_its_link() -> None:
 def test_a_target_inside_a_box_names_the_tool_point_and_the_right_box() -> None:
     boxes = ((0.3, 0.3, 0.0, 0.4, 0.4, 0.1), (0.13, -0.02, 0.08, 0.17, 0.02, 0.12))
     config, envelope = desk_kit(keep_out_boxes=boxes)
-    solved = config.make_arm().solve(0.15, 0.0, 0.10)
+    solved = config.make_model().solve(0.15, 0.0, 0.10)
     assert solved.status == IkStatus.OK
     found = envelope.check(solved.joints)
     assert (found.constraint, found.box, found.part) == (
@@ -281,3 +282,46 @@ def test_joints_of_the_wrong_shape_are_refused() -> None:
     with pytest.raises(ValueError, match="must be 2 numbers"):
         envelope.check(None)
     assert len(envelope.check_many(np.zeros((0, 2))).ok) == 0
+
+
+def region_cells(region, mask, count: int) -> list[tuple[float, float]]:
+    """`count` cell centres (m, the region's plane) of `mask`, drawn with a fixed seed."""
+    rows, columns = np.nonzero(mask)
+    picked = np.random.default_rng(23).choice(len(rows), min(count, len(rows)), replace=False)
+    return [region.cell_centre(rows[i], columns[i]) for i in picked]
+
+
+def test_the_region_marks_what_the_envelope_removes_as_the_ik_answers_it() -> None:
+    # The desk kit with a box in front: its vertical plane at yaw 0 (in front of the yaw axis,
+    # where the IK's yaw is 0 too); the table, the column and the box remove cells.
+    config, _ = desk_kit(keep_out_boxes=((0.12, -0.05, 0.0, 0.2, 0.05, 0.08),))
+    arm = config.make_arm()
+    region = vertical_region(arm)
+    bare = vertical_region(arm.bare)
+    assert not bare.removed.any()
+    assert (region.reachable | region.removed == bare.reachable).all()
+    assert not (region.reachable & region.removed).any()
+    assert region.removed[region.cell_of(0.15, -0.01)]  # below the table
+    assert region.removed[region.cell_of(0.16, 0.05)]  # in the box
+    assert region.reachable[region.cell_of(0.16, 0.15)]
+    for mask, removed in ((region.removed, True), (region.reachable, False)):
+        for x, z in region_cells(region, mask, 150):
+            if x > 0.01:  # behind the yaw axis the IK may turn the yaw instead
+                answer = arm.solve(x, 0.0, z)
+                assert (answer.status == IkStatus.OUTSIDE_WORKSPACE) == removed, (x, z)
+
+
+def test_a_planar_region_loses_the_cells_a_box_takes() -> None:
+    config = ArmConfig.from_file(CONFIG_DIR / "arm.yaml")
+    model = config.make_model()
+    arm = model.with_envelope(
+        Envelope(model, link_radius=0.01, keep_out_boxes=[(0.1, -0.04, -1.0, 0.2, 0.04, 1.0)])
+    )
+    region = reachable_region(arm)
+    assert region.removed[region.cell_of(0.15, 0.0)]
+    assert not region.contains(0.15, 0.0)
+    assert region.contains(0.0, 0.15)
+    for x, y in region_cells(region, region.removed, 100):
+        assert arm.solve(x, y).status == IkStatus.OUTSIDE_WORKSPACE
+    for x, y in region_cells(region, region.reachable, 100):
+        assert arm.solve(x, y).status <= IkStatus.SINGULAR

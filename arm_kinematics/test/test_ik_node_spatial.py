@@ -53,9 +53,11 @@ def request(x, y, z, mode=SolveIK.Request.POSITION_ONLY, tool_angle=0.0, quatern
 
 
 def random_tool(rng: random.Random):
+    """The tool pose of random joints within the limits and inside the kit's workspace
+    envelope (above its table, out of its base column: docs/workspace.md)."""
     while True:
         joints = [rng.uniform(lo, hi) for lo, hi in ARM.joint_limits]
-        if ARM.within_limits(joints):
+        if ARM.within_limits(joints) and ARM.envelope.check(joints) is None:
             return ARM.forward(joints)
 
 

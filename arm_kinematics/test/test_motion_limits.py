@@ -120,7 +120,7 @@ def check_path(config, arm, start_joints, poses, limits, rng) -> bool:
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
 def test_random_lines_and_polylines_of_every_shipped_arm_keep_their_limits(path: Path) -> None:
     config = ArmConfig.from_file(path)
-    arm = config.make_arm()
+    arm = config.make_model()
     rng = np.random.default_rng(23)
     feasible = {"line": 0, "polyline": 0}
     for trial in range(16):
@@ -141,7 +141,7 @@ def test_random_lines_and_polylines_of_every_shipped_arm_keep_their_limits(path:
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
 def test_random_joint_moves_of_every_shipped_arm_keep_their_limits(path: Path) -> None:
     config = ArmConfig.from_file(path)
-    arm = config.make_arm()
+    arm = config.make_model()
     rng = np.random.default_rng(7)
     for _ in range(10):
         fraction = float(rng.uniform(0.1, 1.0))

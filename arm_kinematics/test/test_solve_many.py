@@ -1,6 +1,7 @@
 """`solve_many`: the array solve answers every target as the scalar `solve` does.
 
-For each shipped config and each of its orientation modes, 10,000 targets that FK of random
+For each shipped config (its arm carrying its workspace envelope) and each of its orientation
+modes, 10,000 targets that FK of random
 joints within the limits generates, and 10,000 random ones (out of reach, in the hole, behind
 the yaw limits, on and next to the yaw axis, rolls a roll joint cannot make, NaN, infinity,
 non-rotation matrices): the status of each equals the scalar solve's, and so do the joints (to
@@ -168,7 +169,11 @@ def test_solve_many_answers_each_target_as_solve_does(path, mode, targets) -> No
     answers = solve_many(arm, rows, rotations, columns, Branch.CLOSEST)
     expected = scalar_solve(arm, rows, rotations, columns, Branch.CLOSEST, None, False)
     check_rows(arm, answers, expected, gimbal_tolerance(rows, rotations))
-    assert answers.ok[:COUNT].all()  # FK targets are reached...
+    # FK targets are reached, but where every candidate breaks the arm's workspace envelope
+    # (the shipped spatial arms stand on a table: test_envelope_ik.py checks that rule)...
+    reached_or_outside = answers.ok | (answers.status == IkStatus.OUTSIDE_WORKSPACE)
+    assert reached_or_outside[:COUNT].all()
+    assert answers.ok[:COUNT].mean() > 0.5
     ok = np.flatnonzero(answers.ok)
     reached = tool_points(arm, answers.joints[ok])
     if isinstance(arm, PlanarArm):
@@ -209,13 +214,18 @@ def test_the_orientation_of_every_solution_is_the_one_asked_for(targets) -> None
         rows, rotations, _ = targets[path]
         pitch = arm.solve_many(rows[:COUNT, :4])
         rotation = arm.solve_rotation_many(rows[:COUNT, :3], rotations[:COUNT])
+        checked = 0
         for index in range(0, COUNT, 50):
-            assert pitch.ok[index]
-            tool = arm.forward(pitch.joints[index])
-            assert abs(math.remainder(tool.pitch - rows[index, 3], math.tau)) <= 1e-9
-            assert rotation.ok[index]
-            turned = arm.forward(rotation.joints[index]).rotation
-            assert np.abs(turned - rotations[index]).max() <= 1e-9
+            for answers in (pitch, rotation):  # else the table or the base column is in the way
+                assert answers.ok[index] or answers.status[index] == IkStatus.OUTSIDE_WORKSPACE
+            if pitch.ok[index]:
+                tool = arm.forward(pitch.joints[index])
+                assert abs(math.remainder(tool.pitch - rows[index, 3], math.tau)) <= 1e-9
+            if rotation.ok[index]:
+                turned = arm.forward(rotation.joints[index]).rotation
+                assert np.abs(turned - rotations[index]).max() <= 1e-9
+            checked += bool(pitch.ok[index]) + bool(rotation.ok[index])
+        assert checked > COUNT // 50
 
 
 def test_a_wrong_shape_is_refused_and_a_bad_value_is_its_row_s_invalid_input() -> None:

@@ -22,7 +22,7 @@ import pytest
 from arm_draws import joints_within_limits, load
 
 from arm_kinematics.config import default_config_path
-from arm_kinematics.kinematics import Branch, IkResult, PlanarArm, SpatialArm
+from arm_kinematics.kinematics import Branch, IkResult, IkStatus, PlanarArm, SpatialArm
 from arm_kinematics.kinematics.planar.least_motion import least_motion_heading
 from arm_kinematics.kinematics.planar.least_motion_many import least_motion_headings
 from arm_kinematics.kinematics.spatial.rotations import rot_x, rot_y, rot_z
@@ -154,13 +154,19 @@ def test_the_least_motion_on_arrays_is_the_scalar_search_near_full_stretch_and_f
 
 def test_a_chain_along_a_long_line_is_solve_chain_row_by_row() -> None:
     """The batch service's and the planner's case: position-only targets on the desk kit,
-    each seeded by the previous answer, through the limit the line runs along."""
+    each seeded by the previous answer, through the limit the line runs along; the bare model
+    solves every row, the arm keeping to its envelope refuses the rows where the forearm would
+    touch the base column (and answers every row as its solve_chain does)."""
     arm: SpatialArm = load(default_config_path("arm_desk_kit.yaml"))
     start, end = np.array([0.17, -0.06, 0.08]), np.array([0.09, 0.12, 0.16])
     line = start + np.linspace(0.0, 1.0, 1500)[:, None] * (end - start)
-    answers = arm.solve_many(line, chain=True)
-    expected = arm.solve_chain(line.tolist())
-    check(arm, answers, expected, JOINT_TOLERANCE)
-    assert answers.ok.all()
-    steps = np.abs(np.diff(answers.joints, axis=0)).max()
+    bare, kept = (model.solve_many(line, chain=True) for model in (arm.bare, arm))
+    check(arm.bare, bare, arm.bare.solve_chain(line.tolist()), JOINT_TOLERANCE)
+    check(arm, kept, arm.solve_chain(line.tolist()), JOINT_TOLERANCE)
+    assert bare.ok.all()
+    steps = np.abs(np.diff(bare.joints, axis=0)).max()
     assert steps < 0.1  # 0.14 mm per target: no joint flips on the way
+    refused = np.flatnonzero(~kept.ok)
+    assert 0 < refused.size < len(line)
+    assert (kept.status[refused] == IkStatus.OUTSIDE_WORKSPACE).all()
+    assert "base column" in kept.message(int(refused[0]))

@@ -3,10 +3,11 @@
 For each file: joint vectors drawn uniformly within the joint limits (and, for a parallelogram
 servo, within the link angles its travel allows) -> the tool pose through the chain of joint
 transforms of the file's URDF (`UrdfChain`, written independently of the solver) -> the file's
-`make_arm()` asked for that pose with the position only, with the tool's pitch, and with the
-whole tool rotation. Every answer must be OK or SINGULAR, within the joint limits and every
-servo's travel (checked by the hardware's `ServoMap`, not the solver), and the URDF chain must
-put it on the target to 1e-9 m, its pitch to 1e-9 rad, its rotation to 1e-9 rad.
+`make_model()` (the bare kinematics, without the workspace envelope) asked for that pose with
+the position only, with the tool's pitch, and with the whole tool rotation. Every answer must
+be OK or SINGULAR, within the joint limits and every servo's travel (checked by the hardware's
+`ServoMap`, not the solver), and the URDF chain must put it on the target to 1e-9 m, its pitch
+to 1e-9 rad, its rotation to 1e-9 rad.
 
 The pitch of a target is measured here from the URDF's tool x axis: its angle above the
 horizontal in the vertical half-plane through the tool point, facing away from the yaw axis
@@ -91,7 +92,7 @@ def check_answers(config: ArmConfig, chain: UrdfChain, results, mode: str) -> np
 
 def test_position_only(setup) -> None:
     config, chain, _, targets = setup
-    arm = config.make_arm()
+    arm = config.make_model()
     results = [arm.solve(*frame[:3, 3]) for frame in targets]
     reached = check_answers(config, chain, results, "position")
     error = np.linalg.norm(reached[:, :3, 3] - targets[:, :3, 3], axis=1)
@@ -100,7 +101,7 @@ def test_position_only(setup) -> None:
 
 def test_position_and_pitch(setup) -> None:
     config, chain, _, targets = setup
-    arm = config.make_arm()
+    arm = config.make_model()
     pitches = outward_pitch(targets)
     results = [
         arm.solve(*frame[:3, 3], pitch=float(pitch))
@@ -114,7 +115,7 @@ def test_position_and_pitch(setup) -> None:
 
 def test_full_orientation(setup) -> None:
     config, chain, _, targets = setup
-    arm = config.make_arm()
+    arm = config.make_model()
     results = [arm.solve_rotation(*frame[:3, 3], frame[:3, :3]) for frame in targets]
     reached = check_answers(config, chain, results, "rotation")
     error = np.linalg.norm(reached[:, :3, 3] - targets[:, :3, 3], axis=1)

@@ -17,6 +17,7 @@ from visualization_msgs.msg import Marker
 
 from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics import (
+    Envelope,
     IkAnswers,
     PlanOptions,
     Setpoints,
@@ -24,7 +25,14 @@ from arm_kinematics.kinematics import (
     joint_setpoints,
 )
 from arm_kinematics.nodes.refusals import Refusal, WrongFrame
-from arm_kinematics.nodes.trajectory.goals import Admission, Move, Result, invalid_goal, validate
+from arm_kinematics.nodes.trajectory.goals import (
+    Admission,
+    Move,
+    Result,
+    invalid_goal,
+    plan_options,
+    validate,
+)
 from arm_kinematics.nodes.trajectory.ik_batch import (
     IkBatchClient,
     IkInterruptedError,
@@ -439,6 +447,31 @@ def test_a_feasible_line_plans_setpoints_and_an_infeasible_one_ends_with_its_ste
     assert failed.message.endswith("of the path is feasible; nothing moved")
     assert len(failed.path_points) == failed.total_steps
     assert failed.final == start
+
+
+def test_a_named_pose_s_joint_line_through_the_envelope_is_refused_before_anything_moves():
+    """A named pose's JOINT move goes to its joints without IK; its straight joint line is
+    checked against the workspace envelope all the same, as a solved JOINT goal's is."""
+    start = tuple(CONFIG.home)
+    goal = (start[0] + 1.2, start[1])  # the shoulder turned: the tool sweeps over (0.097, 0.135)
+    box = (0.087, 0.125, -0.05, 0.107, 0.145, 0.05)
+    arm = ARM.with_envelope(Envelope(ARM.bare, link_radius=0.01, keep_out_boxes=[box]))
+    assert arm.envelope.check(start) is None
+    assert arm.envelope.check(goal) is None
+    options = plan_options(CONFIG, MoveArm.Goal.JOINT, 1.0)
+    named = Move(MoveArm.Goal.JOINT, tuple(arm.forward(goal)[:2]), options, joints=goal)
+    run = Admission().admit(b"1", named)
+    refused = plan_move(arm, CONFIG, named, start, chain_solver(arm), run)
+    assert refused.status == Result.IK_FAILED
+    assert refused.ik_status == SolveIK.Response.OUTSIDE_WORKSPACE
+    assert "the joints' straight line to" in refused.message
+    assert "inside keep-out box 1" in refused.message
+    assert refused.message.endswith("of the path is feasible; nothing moved")
+    assert 0.0 < refused.feasible_fraction < 1.0
+    assert refused.final == start
+    planned = plan_move(ARM, CONFIG, named, start, chain_solver(ARM), run)  # without the box
+    assert isinstance(planned, PlannedMove)
+    assert planned.setpoints.joints[-1] == pytest.approx(goal, abs=1e-12)
 
 
 def test_a_plan_ends_invalid_unavailable_or_stopped_without_anything_moving():

@@ -179,8 +179,9 @@ def point_dict(p) -> dict[str, float]:
 
 def test_region_markers_are_two_triangles_per_rectangle(arm_and_region) -> None:
     _, region = arm_and_region
-    reachable, near = region_markers(region, frame_id="base_link", z=0.0)
+    reachable, near, removed = region_markers(region, frame_id="base_link", z=0.0)
     assert (reachable.ns, near.ns) == ("reachable_region", "near_singular")
+    assert (removed.ns, removed.action) == ("envelope_removed", Marker.DELETE)  # no envelope
     for marker, mask in ((reachable, region.reachable), (near, region.near_singular)):
         assert marker.type == Marker.TRIANGLE_LIST
         assert marker.action == Marker.ADD
@@ -198,7 +199,8 @@ def test_the_whole_latched_marker_array_stays_small_in_json(arm_and_region) -> N
     arm, region = arm_and_region
     array = workspace_markers(*arm.ring, frame_id="base_link", z=0.0)
     array.markers += region_markers(region, frame_id="base_link", z=0.0)
-    assert {m.ns for m in array.markers} == {"workspace", "reachable_region", "near_singular"}
+    namespaces = {m.ns for m in array.markers}
+    assert namespaces == {"workspace", "reachable_region", "near_singular", "envelope_removed"}
     # What a rosbridge sends: every point as {"x":..,"y":..,"z":..}.
     points = [point_dict(p) for m in array.markers for p in m.points]
     assert len(json.dumps(points)) < 300_000
@@ -206,7 +208,7 @@ def test_the_whole_latched_marker_array_stays_small_in_json(arm_and_region) -> N
 
 def test_an_empty_region_deletes_its_marker() -> None:
     arm = PlanarArm((0.1, 0.08), [(-1.0, 1.0), (0.5, 2.0)])
-    _, near = region_markers(reachable_region(arm, 0.003), frame_id="base_link", z=0.0)
+    _, near, _ = region_markers(reachable_region(arm, 0.003), frame_id="base_link", z=0.0)
     assert near.action == Marker.DELETE
     assert not near.points
 
@@ -221,14 +223,17 @@ def test_the_region_is_the_scalar_solve_cell_by_cell_on_a_coarse_grid(path) -> N
     region = (workspace.vertical_region if spatial else reachable_region)(arm, arm.reach / 25)
     rows, columns = region.reachable.shape
     shoulder = (arm.shoulder_forward, arm.shoulder_height) if spatial else (0.0, 0.0)
+    # The joints reach the reachable cells and those the envelope removes (test_envelope.py
+    # checks which the envelope removes).
+    joints_reach = region.reachable | region.removed
     differ = []
     for row in range(rows):
         for column in range(columns):
             x, y = region.cell_centre(row, column)
             result = plane.solve(x - shoulder[0], y - shoulder[1])
-            if result.ok != bool(region.reachable[row, column]):
+            if result.ok != bool(joints_reach[row, column]):
                 differ.append((row, column, result.status.name))
             if plane.n_joints == 2 and result.status == IkStatus.SINGULAR:
-                assert region.near_singular[row, column]
+                assert region.near_singular[row, column] != region.removed[row, column]
     assert differ == []
     assert region.reachable.sum() > 100

@@ -35,8 +35,10 @@ const LATENCY_SAMPLES = 5000;
 const MARKER_DELETE = 2;
 const MARKER_DELETEALL = 3;
 // ik_markers' latched part: the ring (or a spatial arm's horizontal reach), the region (a
-// spatial arm's in its vertical plane), the directions a spatial arm's yaw can face.
-const REGION_NAMESPACES = ["workspace", "reachable_region", "near_singular", "yaw_range", "yaw_range_back"];
+// spatial arm's in its vertical plane), the directions a spatial arm's yaw can face, the
+// workspace envelope (its table, keep-out boxes and the cells it removes).
+const REGION_NAMESPACES = ["workspace", "reachable_region", "near_singular", "yaw_range", "yaw_range_back",
+  "envelope_table", "keep_out_boxes", "envelope_removed"];
 
 // --- where to connect, which names -----------------------------------------------------------
 

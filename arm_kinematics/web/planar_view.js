@@ -6,7 +6,8 @@
 //
 //   setChain(chain)               the arm to draw (urdf.js ArmChain), then fit()
 //   fit()                         after a resize: the scale, then everything again
-//   drawRegion(markers)           ik_markers' region and ring (Marker messages)
+//   drawRegion(markers)           ik_markers' region and ring (Marker messages), the cells the
+//                                 workspace envelope removes and its keep-out boxes from above
 //   drawPlan(markers, failed)     trajectory_markers' lines, and the failed step {x, y, step, label}
 //   drawTarget(target, tone, headingRad)  the target mark in a status tone; an arrow for a heading
 //   drawSolution(joints, alternative)     the ghost arm and its other branch (name -> rad), or null
@@ -14,7 +15,7 @@
 //
 // Metres in the base frame (y up) inside; pixels only here.
 
-import { ArmView, GRID_STEP_M, MARKER_LINE_STRIP, PLAN_CLASSES, arrow, drawChain, element, failedStep, polylinePoints, regionGroup, targetMark } from "./svg.js";
+import { ArmView, GRID_STEP_M, MARKER_LINE_STRIP, PLAN_CLASSES, arrow, drawChain, drawEnvelope, element, failedStep, polylinePoints, regionGroup, targetMark } from "./svg.js";
 
 const HEADING_ARROW_PX = 34;
 
@@ -102,7 +103,7 @@ export class PlanarView extends ArmView {
     const path = (points) => polylinePoints(points.map((p) => this.toScreen(p.x, p.y)));
     let near = null;
     for (const marker of markers) {
-      if (marker.ns === "reachable_region" || marker.ns === "near_singular") {
+      if (["reachable_region", "near_singular", "envelope_removed"].includes(marker.ns)) {
         const pixels = marker.points.map((p) => this.toScreen(p.x, p.y));
         const group = regionGroup(region, `region-${marker.ns}`, marker, pixels);
         if (marker.ns === "near_singular") near = group;
@@ -111,6 +112,8 @@ export class PlanarView extends ArmView {
       }
     }
     if (near) region.appendChild(near); // near-singular cells on top of the reachable ones
+    // The boxes from above, over the ring (a planar arm's table is its plane: not drawn).
+    drawEnvelope(ring, markers, "planar", (p) => this.toScreen(p.x, p.y));
   }
 
   drawPlan(markers, failed) {

@@ -12,12 +12,13 @@
 // the benchmark: x_px = cx + k u, y_px = cy - k v of the projection's (u, v)).
 //
 // Element ids carry the view's name: `${name}-live-tip`, `${name}-ghost-tip`, `${name}-alt-tip`,
-// `${name}-target-mark`, `${name}-region-reachable_region`, `${name}-yaw_range`, ...
+// `${name}-target-mark`, `${name}-region-reachable_region`, `${name}-yaw_range`,
+// `${name}-table`, `${name}-keep-out-boxes`, ...
 
-import { ArmView, GRID_STEP_M, MARKER_LINE_STRIP, PLAN_CLASSES, arrow, drawChain, element, failedStep, polylinePoints, regionGroup, targetMark } from "./svg.js";
+import { ArmView, GRID_STEP_M, MARKER_LINE_STRIP, PLAN_CLASSES, arrow, drawChain, drawEnvelope, element, failedStep, polylinePoints, regionGroup, targetMark } from "./svg.js";
 
 const FLOOR_NAMESPACES = { workspace: "ring", yaw_range: "yaw-range", yaw_range_back: "yaw-range-back" };
-const PLANE_NAMESPACES = ["reachable_region", "near_singular"];
+const PLANE_NAMESPACES = ["reachable_region", "near_singular", "envelope_removed"];
 const TOOL_ARROW_PX = 34;
 const ORBIT_RAD_PER_PX = 0.01;
 
@@ -50,7 +51,7 @@ export class SpatialView extends ArmView {
     this.staticSvg = element("svg", { class: "static-layer", "aria-hidden": "true" }, container);
     this.svg = element("svg", { class: "arm-layer", "aria-label": container.dataset.label || name }, container);
     this.layers = {};
-    for (const [svg, names] of [[this.staticSvg, ["region", "floor", "grid"]], [this.svg, ["plan", "alt", "ghost", "live", "target"]]])
+    for (const [svg, names] of [[this.staticSvg, ["region", "floor", "grid", "envelope"]], [this.svg, ["plan", "alt", "ghost", "live", "target"]]])
       for (const layer of names) this.layers[layer] = element("g", { id: `${name}-layer-${layer}` }, svg);
     this.layers.alt.setAttribute("class", "ghost ghost-alt");
     this.layers.ghost.setAttribute("class", "ghost");
@@ -151,8 +152,11 @@ export class SpatialView extends ArmView {
   }
 
   // ik_markers' latched part: the side view draws the vertical plane's region (its points are
-  // (x forward from the yaw axis, 0, z up), the plane's own coordinates: u = x, v = z); the top
-  // and 3D views draw the horizontal reach and the yaw's range on the floor.
+  // (x forward from the yaw axis, 0, z up), the plane's own coordinates: u = x, v = z), with
+  // the cells the envelope removes; the top and 3D views draw the horizontal reach and the
+  // yaw's range on the floor. Every view draws the keep-out boxes (the side view as seen along
+  // its plane's normal), the side view the table as a line across it, the 3D view as its
+  // outline.
   drawRegion(markers) {
     this.last.region = markers;
     const region = this.layers.region;
@@ -171,6 +175,18 @@ export class SpatialView extends ArmView {
       }
     }
     if (near) region.appendChild(near); // near-singular cells on top of the reachable ones
+    drawEnvelope(this.layers.envelope, markers, this.name, (p) => this.toScreen(p), this.tableDrawing());
+  }
+
+  // How this view draws the table marker (a square outline at its height): the side view as a
+  // line across the view at that height, the 3D view as the outline; from above, not at all.
+  tableDrawing() {
+    if (this.name === "top") return null;
+    if (this.name === "orbit") return (marker) => element("polyline", { fill: "none", points: polylinePoints(marker.points.map((p) => this.toScreen(p))) });
+    return (marker) => {
+      const [, py] = this.planeToScreen(0, marker.points[0].z);
+      return element("line", { x1: 0, y1: py, x2: this.svg.getBoundingClientRect().width, y2: py });
+    };
   }
 
   // --- the arm layer ----------------------------------------------------------------------------

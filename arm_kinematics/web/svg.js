@@ -44,6 +44,33 @@ export function regionGroup(parent, id, marker, pixels) {
   return group;
 }
 
+// The workspace envelope the IK keeps to (ik_markers' `envelope_table` and `keep_out_boxes`,
+// docs/workspace.md) into `layer`: every keep-out box's edges (a LINE_LIST: pairs of points)
+// as one path, `project` turning a point {x, y, z} (m) into pixels; and the table, where
+// `table(z)` draws it (a view that sees the table as a line or a plane; from above it is
+// everywhere, so not drawn). Ids `${prefix}-keep-out-boxes`, `${prefix}-table`; the table's
+// height (m) in data-z-m. Colours are the markers'.
+export function drawEnvelope(layer, markers, prefix, project, table = null) {
+  layer.replaceChildren();
+  for (const marker of markers) {
+    if (marker.ns === "keep_out_boxes" && marker.points.length) {
+      let d = "";
+      for (let i = 0; i + 1 < marker.points.length; i += 2) {
+        const [a, b] = [marker.points[i], marker.points[i + 1]].map((p) => project(p).map((v) => v.toFixed(1)).join(" "));
+        d += `M${a}L${b}`;
+      }
+      element("path", { id: `${prefix}-keep-out-boxes`, class: "keep-out-box", d, stroke: rgba(marker.color), fill: "none" }, layer);
+    } else if (marker.ns === "envelope_table" && marker.points.length && table) {
+      const drawn = table(marker);
+      drawn.setAttribute("id", `${prefix}-table`);
+      drawn.setAttribute("class", "envelope-table");
+      drawn.setAttribute("stroke", rgba(marker.color));
+      drawn.dataset.zM = marker.points[0].z;
+      layer.appendChild(drawn);
+    }
+  }
+}
+
 // An arm into `layer`: `points` [{x, y[, z], screen: [px, py]}] (metres, then pixels) joined by
 // a polyline, a circle at each (radii.base, radii.joint, radii.tip px; the tip's id `tipId`),
 // and `segments` [[[x1, y1], [x2, y2]], ...] px as lines (fingers). The elements are made once

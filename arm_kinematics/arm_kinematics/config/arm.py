@@ -124,7 +124,16 @@ class ArmConfig:
         )
 
     def make_arm(self) -> PlanarArm | SpatialArm:
-        """The kinematic model of this arm: a `PlanarArm`, or a `SpatialArm` (layout spatial)."""
+        """The kinematic model of this arm, a `PlanarArm` or a `SpatialArm` (layout spatial),
+        carrying its workspace envelope (`workspace.*`): its solves keep every part inside it
+        (docs/workspace.md). Without the section, the bare model."""
+        arm = self.make_model()
+        if self.workspace.is_empty:
+            return arm
+        return arm.with_envelope(self.make_envelope(arm))
+
+    def make_model(self) -> PlanarArm | SpatialArm:
+        """The bare kinematic model of this arm (no envelope): `make_arm` without it."""
         link_limits = self.link_angle_limits
         if all(limits is None for limits in link_limits):
             link_limits = None
@@ -157,7 +166,7 @@ class ArmConfig:
         width = gripper.open_m if gripper is not None and gripper.open_m is not None else 0.0
         workspace = self.workspace
         return Envelope(
-            self.make_arm() if arm is None else arm,
+            self.make_model() if arm is None else arm.bare,
             link_radius=workspace.link_radius,
             table_z=workspace.table_z,
             keep_out_boxes=workspace.keep_out_boxes,

@@ -20,7 +20,7 @@ from .planar.closed_form import HEADING_MATCH_TOLERANCE
 from .planar.limits import LIMIT_TOLERANCE
 from .planning.ik_answers import IkAnswers, SolvePoints, chain_solver
 from .planning.joint_path import Setpoints, first_joint_jump, unwrap_path
-from .planning.joint_plan import joint_move_duration, joint_setpoints
+from .planning.joint_plan import joint_move_duration, joint_move_outside, joint_setpoints
 from .planning.line import LinePath
 from .planning.options import MotionLimits, PlanOptions
 from .planning.path_plan import (
@@ -72,6 +72,7 @@ __all__ = [
     "chain_solver",
     "first_joint_jump",
     "joint_move_duration",
+    "joint_move_outside",
     "joint_setpoints",
     "outward_angles",
     "outward_rotation",

@@ -16,24 +16,35 @@ targets it solves, so the drawn region and the IK can never disagree:
   of that tip says SINGULAR (a 3R arm then takes the heading away from the base, so only the
   rim at full reach is left). The zone is thin (about 9 um at the default arm's full stretch),
   so the grid cell is the width it is drawn with;
+- with a workspace envelope (`arm.envelope`, docs/workspace.md), a cell the joints reach is
+  *removed by the envelope* when every answer the IK has for its centre breaks the envelope:
+  the branch rule's choice and the other elbow (at the same tool angle), checked on arrays
+  (`Envelope.check_many`), which is when the IK's own rule (`envelope/rule.py`) answers
+  OUTSIDE_WORKSPACE there. Such a cell is not reachable; `removed` keeps it apart from the
+  cells the joints never reach;
 - each grid row is merged into runs of consecutive cells: one rectangle per run
   (`Rectangle`), so a drawing of the region stays a few hundred rectangles.
 
 Only the public API of `PlanarArm` is used: `solve_many`, `chain_points_many`, `joint_limits`,
-`link_lengths`, `reach`, `singularity_margin`. Radians and metres, base frame.
+`link_lengths`, `reach`, `singularity_margin`, `bare`, `envelope`. Radians and metres, base
+frame.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from .planar.arm import PlanarArm
 from .spatial.arm import SpatialArm
-from .types import IkStatus
+from .types import IkArrays, IkStatus
+
+if TYPE_CHECKING:
+    from .envelope import Envelope
 
 DEFAULT_CELLS_ACROSS_REACH = 100
 """The default cell size is the arm's reach divided by this (1.8 mm on the default arm)."""
@@ -58,12 +69,15 @@ class ReachableRegion:
         reachable: (rows, columns) bool; row i spans y in origin[1] + [i, i+1] * cell_size,
             column j spans x in origin[0] + [j, j+1] * cell_size.
         near_singular: (rows, columns) bool, same grid.
+        removed: (rows, columns) bool, same grid: reached by the joints, removed by the
+            workspace envelope (never `reachable`; all False without an envelope).
     """
 
     cell_size: float
     origin: tuple[float, float]
     reachable: np.ndarray
     near_singular: np.ndarray
+    removed: np.ndarray
 
     def cell_of(self, x: float, y: float) -> tuple[int, int]:
         """(row, column) of the cell holding the point (x, y) (m); may lie off the grid."""
@@ -169,10 +183,11 @@ def near_singular_tips(arm: PlanarArm, step: float) -> np.ndarray:
 
 
 def reachable_region(arm: PlanarArm, cell_size: float | None = None) -> ReachableRegion:
-    """The grid of cells the arm's tip reaches within its joint limits, near-singular marked.
+    """The grid of cells the arm's tip reaches within its joint limits, near-singular marked,
+    and with an envelope (`arm.envelope`) the cells it removes.
 
     Args:
-        arm: the arm (2 or 3 joints).
+        arm: the arm (2 or 3 joints), with or without an envelope.
         cell_size: grid cell edge, metres (> 0); default `arm.reach / 100`.
 
     Raises:
@@ -189,7 +204,30 @@ def reachable_region(arm: PlanarArm, cell_size: float | None = None) -> Reachabl
     True
     >>> len(region.rectangles()) < 400
     True
+
+    A keep-out box over part of the band removes the cells whose both elbows enter it:
+
+    >>> from arm_kinematics.kinematics import Envelope
+    >>> box = Envelope(arm, link_radius=0.005, keep_out_boxes=[(0.14, -0.02, -1, 0.2, 0.02, 1)])
+    >>> boxed = reachable_region(arm.with_envelope(box), 0.002)
+    >>> boxed.contains(0.16, 0.0), bool(boxed.removed[boxed.cell_of(0.16, 0.0)])
+    (False, True)
+    >>> bool(boxed.removed[boxed.cell_of(0.05, 0.0)])  # never reached: not removed either
+    False
     """
+    return _region(arm, cell_size, arm.envelope, lambda rows: rows)
+
+
+def _region(
+    arm: PlanarArm,
+    cell_size: float | None,
+    envelope: Envelope | None,
+    arm_joints: Callable[[np.ndarray], np.ndarray],
+) -> ReachableRegion:
+    """`reachable_region` of the bare `arm`, the cells `envelope` removes taken out: its
+    answers' joints (rows of the plane's joints) turned into the envelope's arm's by
+    `arm_joints`."""
+    arm = arm.bare
     size = arm.reach / DEFAULT_CELLS_ACROSS_REACH if cell_size is None else float(cell_size)
     if not (math.isfinite(size) and size > 0.0):
         raise ValueError(f"cell_size {cell_size!r} must be a positive number of metres")
@@ -198,20 +236,46 @@ def reachable_region(arm: PlanarArm, cell_size: float | None = None) -> Reachabl
         raise ValueError(f"cell_size {size:g} m gives {count}x{count} cells, more than 10^6")
     centres = corner + (np.arange(count) + 0.5) * size
     xs, ys = np.meshgrid(centres, centres)
-    status = arm.solve_many(np.column_stack([xs.ravel(), ys.ravel()])).status
-    status = status.reshape(count, count)
-    reachable = status <= IkStatus.SINGULAR
+    answers = arm.solve_many(np.column_stack([xs.ravel(), ys.ravel()]))
+    removed = _removed(answers, envelope, arm_joints).reshape(count, count)
+    status = answers.status.reshape(count, count)
+    reachable = (status <= IkStatus.SINGULAR) & ~removed
     # 2R: the centres the solve calls SINGULAR, and the zone's tips below (thinner than a
     # cell); 3R: the tips alone (the heading-free solve, whose heading mostly keeps away from
     # the singular poses).
     near_singular = (status == IkStatus.SINGULAR) if arm.n_joints < 3 else np.zeros_like(reachable)
     tips = near_singular_tips(arm, size)
-    singular = tips[arm.solve_many(tips[:, :2]).status == IkStatus.SINGULAR]
+    tip_answers = arm.solve_many(tips[:, :2])
+    singular = tip_answers.status == IkStatus.SINGULAR
+    kept = singular & ~_removed(tip_answers, envelope, arm_joints, among=singular)
+    singular = tips[kept]
     rows = np.floor((singular[:, 1] - corner) / size).astype(int)
     columns = np.floor((singular[:, 0] - corner) / size).astype(int)
     inside = (rows >= 0) & (rows < count) & (columns >= 0) & (columns < count)
     near_singular[rows[inside], columns[inside]] = True
-    return ReachableRegion(size, (corner, corner), reachable, near_singular)
+    near_singular &= ~removed
+    return ReachableRegion(size, (corner, corner), reachable, near_singular, removed)
+
+
+def _removed(
+    answers: IkArrays,
+    envelope: Envelope | None,
+    arm_joints: Callable[[np.ndarray], np.ndarray],
+    among: np.ndarray | None = None,
+) -> np.ndarray:
+    """(N,) bool: the rows the bare model solves (`among` them, a mask; default all) whose
+    choice and other elbow (where there is one) both break `envelope` (all False without
+    one)."""
+    removed = np.zeros(len(answers), dtype=bool)
+    if envelope is None:
+        return removed
+    solved = np.flatnonzero(answers.ok if among is None else answers.ok & among)
+    outside = solved[~envelope.check_many(arm_joints(answers.joints[solved])).ok]
+    other = outside[answers.has_alternative[outside]]
+    other_inside = other[envelope.check_many(arm_joints(answers.alternative[other])).ok]
+    removed[outside] = True
+    removed[other_inside] = False
+    return removed
 
 
 def vertical_region(arm: SpatialArm, cell_size: float | None = None) -> ReachableRegion:
@@ -225,7 +289,24 @@ def vertical_region(arm: SpatialArm, cell_size: float | None = None) -> Reachabl
     >>> region = vertical_region(arm, 0.004)
     >>> region.contains(0.15, 0.05), region.contains(0.0, 0.05)  # out in front; the shoulder
     (True, False)
+
+    With an envelope (`arm.envelope`) the cells it removes are those of the plane at yaw 0 (the
+    x-z plane; the table and the base column are the same at every yaw, a keep-out box is
+    not), the roll at 0:
+
+    >>> from arm_kinematics.kinematics import Envelope
+    >>> table = Envelope(arm, link_radius=0.01, table_z=0.0)
+    >>> low = vertical_region(arm.with_envelope(table), 0.004)
+    >>> bool(low.removed[low.cell_of(0.15, -0.02)]), low.contains(0.15, 0.05)
+    (True, True)
     """
-    region = reachable_region(arm.vertical, cell_size)
+
+    def arm_joints(planar: np.ndarray) -> np.ndarray:
+        """The arm's joints (yaw 0, the pitch joints, roll 0) of the plane's rows."""
+        pitches = np.column_stack(arm.pitch_joints(tuple(planar.T))) if len(planar) else planar
+        yaw = np.zeros((len(planar), 1))
+        return np.hstack([yaw, pitches, yaw] if arm.has_roll else [yaw, pitches])
+
+    region = _region(arm.vertical, cell_size, arm.envelope, arm_joints)
     x0, y0 = region.origin
     return replace(region, origin=(x0 + arm.shoulder_forward, y0 + arm.shoulder_height))

@@ -209,6 +209,7 @@ class TrajectoryNode(Node):
             self._publish_setpoint,
             lambda run, values: self._follow_action.publish_feedback(run, values),
             self.arm.tool_vector,
+            self.arm.envelope,
         )
         self._follow_action = FollowJointTrajectoryAction(
             self,
@@ -222,7 +223,7 @@ class TrajectoryNode(Node):
             self,
             self.config,
             self.arm,
-            self.config.make_envelope(self.arm),
+            self.arm.envelope,
             self._admission,
             lambda wake: self._start_pose(
                 self._joint_states.wait_fresh(trajectory.joint_state_timeout_s, wake)
@@ -341,7 +342,7 @@ class TrajectoryNode(Node):
         timeout = self.config.trajectory.joint_state_timeout_s
         current = self._start_pose(self._joint_states.wait_fresh(timeout, self._closing))
         try:
-            trajectory.check(self.config, current)
+            trajectory.check(self.config, current, self.arm.envelope)
         except Refusal as refusal:  # refused whole: nothing moves, nobody is disturbed
             self.get_logger().warning(f"joint trajectory refused: {refusal}; nothing moved")
             return
@@ -518,7 +519,7 @@ class TrajectoryNode(Node):
         """Check a joint trajectory again from the pose the arm is at now (it was checked from
         the latest joint_states when it came), sample it at the command rate and stream it."""
         try:
-            path = trajectory.check(self.config, start)
+            path = trajectory.check(self.config, start, self.arm.envelope)
         except Refusal as refusal:
             return invalid_goal(Refusal(f"refused: {refusal}; nothing moved"), final=start)
         setpoints = trajectory_setpoints(path, self.config.motion_limits(), self.arm.tool_vector)

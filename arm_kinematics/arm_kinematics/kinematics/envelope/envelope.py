@@ -31,8 +31,8 @@ import numpy as np
 
 from ..planar.chain import PlanarChain
 from ..spatial.model import SpatialChain
-from ..types import IkResult, IkStatus
-from . import explain
+from ..types import Answer, IkResult, IkStatus
+from . import explain, rule
 from .geometry import segment_box_distance, segment_box_signed_distance
 from .parts import ArmParts
 from .path import PATH_RESOLUTION_M, path_samples
@@ -280,6 +280,15 @@ class Envelope:
         message = explain.path_text(*place, violation.message)
         return PathViolation(*place, tuple(float(q) for q in poses[row]), violation, message)
 
+    def keep_inside(self, answer: Answer, branch, other) -> Answer:
+        """The envelope as a rule of one solve (`rule.keep_inside`): what the arm carrying
+        this envelope answers instead of its bare model's `answer`."""
+        return rule.keep_inside(self, answer, branch, other)
+
+    def keep_inside_many(self, answers, **rows) -> object:
+        """The same over an array solve's rows (`rule.keep_inside_many`)."""
+        return rule.keep_inside_many(self, answers, **rows)
+
     def _checked_rows(self, joints: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
         """`joints` as a finite (N, n) float array; ValueError naming the shape else."""
         n = self.parts.chain.n_joints
@@ -323,6 +332,11 @@ class Envelope:
         a, b = points[:, ends[:, 0]], points[:, ends[:, 1]]  # (N, S, 3)
         reach = self.link_radius + clearance
         near = np.all((np.minimum(a, b) - reach <= hi) & (np.maximum(a, b) + reach >= lo), axis=-1)
+        if not near.any():  # the common case: nothing comes near (the part named is moot)
+            count = len(points)
+            return _Worst(
+                np.full(count, -math.inf), np.zeros(count, dtype=int), np.zeros((count, 3))
+            )
         depth = np.full(near.shape, -math.inf)
         t = np.zeros(near.shape)
         rows, columns = np.nonzero(near)

@@ -15,9 +15,9 @@ capsule of the envelope's link radius. The base and the yaw turret are not parts
 base column the others must keep out of, and link 1 (on top of the column) is not checked
 against it.
 
-`points_many` gets the points from the arm model's own forward kinematics (`frames` of a planar
-chain, `link_frames` of a spatial one), one row at a time: the one place to switch to the
-model's vectorized points once it has them.
+`points_many` gets the points from the arm model's own forward kinematics on arrays: every link
+frame's position (`chain_points_many`) and, for the fingertips, the tool's rotation (a spatial
+chain's `tool_rotations_many`; a planar tool turned by its heading, the sum of its joints).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import numpy as np
 
 from ..planar.chain import PlanarChain
 from ..spatial.model import SpatialChain
+from ..spatial.rotations import tool_rotation
 
 JOINT_ROLES = ("the shoulder", "the elbow", "the wrist")
 LINK_ROLES = ("the upper arm", "the forearm", "the wrist link")
@@ -129,7 +130,10 @@ class ArmParts:
         """Every point of the arm for each row of `joints` (N, n) rad: (N, P, 3) m in the base
         frame, in the order of `point_names`."""
         joints = np.asarray(joints, dtype=float).reshape(-1, self.chain.n_joints)
-        plane, rotations = _model_points(self.chain, joints, self.plane_z)
+        plane = _plane_points(self.chain, joints, self.plane_z)
+        if self.tool_length == self.fingertip_half_width == 0.0:
+            return plane
+        rotations = _tool_rotations(self.chain, joints)
         extra = []
         tool = plane[:, -1]
         if self.tool_length > 0.0:
@@ -138,37 +142,27 @@ class ArmParts:
         if self.fingertip_half_width > 0.0:
             side = self.fingertip_half_width * rotations[:, :, 1]
             extra += [tool + side, tool - side]
-        if not extra:
-            return plane
         return np.concatenate((plane, np.stack(extra, axis=1)), axis=1)
 
 
-def _model_points(
+def _plane_points(
     chain: PlanarChain | SpatialChain, joints: np.ndarray, plane_z: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """The arm's plane's joints and the tool point (N, k + 1, 3) and the tool's rotation
-    (N, 3, 3) for joints (N, n), from the model's scalar forward kinematics row by row.
-
-    The adapter to switch to the model's vectorized points (the chain's `*_many` functions)
-    when they exist; nothing else here computes forward kinematics."""
-    rows = len(joints)
+) -> np.ndarray:
+    """The arm's plane's joints and the tool point (N, k + 1, 3) for joints (N, n), from the
+    model's forward kinematics on arrays (`chain_points_many`)."""
+    frames = chain.chain_points_many(joints)  # base, [yaw,] link_1 .. link_k, [roll,] tool
     if isinstance(chain, SpatialChain):
         k = chain.n_pitch
-        points = np.empty((rows, k + 1, 3))
-        rotations = np.empty((rows, 3, 3))
-        for row, q in enumerate(joints):
-            frames = chain.link_frames(q)  # base, yaw, link_1..link_k, [roll], tool
-            points[row, :k] = [f[:3, 3] for f in frames[2 : 2 + k]]
-            points[row, k] = frames[-1][:3, 3]
-            rotations[row] = frames[-1][:3, :3]
-        return points, rotations
-    n = chain.n_joints
-    flat = np.array([chain.frames(q) for q in joints]).reshape(rows, n + 1, 3)
-    points = np.concatenate((flat[:, :, :2], np.full((rows, n + 1, 1), plane_z)), axis=2)
-    heading = flat[:, -1, 2]
-    c, s, zero, one = np.cos(heading), np.sin(heading), np.zeros(rows), np.ones(rows)
-    rotations = np.stack(
-        (np.stack((c, -s, zero), -1), np.stack((s, c, zero), -1), np.stack((zero, zero, one), -1)),
-        axis=1,
-    )
-    return points, rotations
+        return np.concatenate((frames[:, 2 : 2 + k], frames[:, -1:]), axis=1)
+    points = frames[:, 1:]  # link_1 is on joint 1's axis, at the base
+    points[:, :, 2] = plane_z
+    return points
+
+
+def _tool_rotations(chain: PlanarChain | SpatialChain, joints: np.ndarray) -> np.ndarray:
+    """The tool's rotation (N, 3, 3) for joints (N, n): a spatial chain's own, a planar tool
+    turned about z by its heading (the sum of its joint angles)."""
+    if isinstance(chain, SpatialChain):
+        return chain.tool_rotations_many(joints)
+    zero = np.zeros(len(joints))
+    return tool_rotation(joints.sum(axis=1), zero, zero)

@@ -122,7 +122,10 @@ class Jogger:
     ) -> None:
         if len(limits.joint_velocities) != arm.n_joints:
             raise ValueError(f"limits of {len(limits.joint_velocities)} joints: {arm.n_joints}")
-        self.arm = arm
+        # The jog checks the envelope itself, along each step and the stop after it, and a pose
+        # already inside it may move to where no part is deeper: its solves are the bare
+        # model's (an arm carrying an envelope would refuse every pose near one).
+        self.arm = arm = arm.bare
         self.limits = limits
         self.envelope = envelope
         self.axes = JogAxes.of(arm)

@@ -34,8 +34,11 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
+import numpy as np
+
 from ..angles import wrap_angle
 from ..array_api import norm
+from ..guarded import Guarded
 from ..types import (
     Answer,
     Branch,
@@ -70,9 +73,9 @@ from .limits import LIMIT_TOLERANCE
 Joints = tuple[float, ...]
 
 
-class PlanarArm(PlanarChain):
+class PlanarArm(PlanarChain, Guarded):
     """A planar arm of 2 or 3 revolute joints with closed-form IK (the chain model, its
-    arguments and attributes: see `PlanarChain`).
+    arguments and attributes: see `PlanarChain`; with an envelope, `Guarded`).
 
     The reference arm: links 1.0 and 0.8 m; joints 30 and 45 degrees put the tip at
     (1.0731, 1.2727), and IK of that point gives back both elbows.
@@ -135,7 +138,8 @@ class PlanarArm(PlanarChain):
 
     def answer(self, x: Any, y: Any, heading: Any, branch: Any, current: Joints | None) -> Answer:
         """`solve` with `current` checked (None or n finite floats, rad), as an `Answer` (its
-        words made when read): step 1's checks of the rest, then `solve_valid`."""
+        words made when read): step 1's checks of the rest, then `solve_valid` (the bare
+        model's steps 2-6) and, when the arm carries an envelope, its rule (`_keep_inside`)."""
         x, y = as_number(x), as_number(y)
         if x is None or y is None:
             return invalid_answer("target x and y must be numbers (m)")
@@ -156,7 +160,24 @@ class PlanarArm(PlanarChain):
         n = self.n_joints
         if n > 3:
             return invalid_answer(f"closed-form IK covers 2 and 3 joints; this arm has {n}")
-        return self.solve_valid(x, y, heading, branch, current)
+        answer = self.solve_valid(x, y, heading, branch, current)
+        if self.envelope is None or not answer.ok:
+            return answer
+        return self._keep_inside(answer, x, y, heading, branch, current)
+
+    def _keep_inside(
+        self, answer: Answer, x: float, y: float, heading: float | None, branch: Branch,
+        current: Joints | None,
+    ) -> Answer:  # fmt: skip
+        """The envelope's rule (`envelope/rule.py`) on the bare model's `answer`: the other
+        elbow at the same heading when the chosen one breaks it."""
+        assert self.envelope is not None
+        if heading is None and self.n_joints == 3:
+            heading = wrap_angle(math.fsum(answer.joints))  # the heading its rule chose
+        elbow = Branch.ELBOW_DOWN if answer.joints[1] < 0.0 else Branch.ELBOW_UP
+        return self.envelope.keep_inside(
+            answer, branch, lambda: self.solve_valid(x, y, heading, elbow, current)
+        )
 
     def solve_valid(
         self, x: float, y: float, heading: float | None, branch: Branch, current: Joints | None
@@ -356,7 +377,8 @@ class PlanarArm(PlanarChain):
             of a row on request. A value that `solve` refuses (NaN, a bad seed, an unknown
             branch) is that row's INVALID_INPUT; a wrong shape of `targets` raises ValueError.
 
-        What runs on arrays and what row by row: `many.py`.
+        What runs on arrays and what row by row: `many.py`; with an envelope, the bare
+        model's answers and then its rule (`envelope/rule.py`).
 
         >>> arm = PlanarArm((1.0, 0.8))
         >>> answers = arm.solve_many([[1.0731, 1.2727], [1.0, 0.5], [5.0, 0.0]])
@@ -365,7 +387,20 @@ class PlanarArm(PlanarChain):
         >>> answers.message(2)[:46]
         'TOO_FAR: target (5, 0) m is 5 m from the base,'
         """
-        return many.solve_many(self, targets, branch, current, chain)
+        bare = self.bare
+        answers = many.solve_many(bare, targets, branch, current, chain)
+        if self.envelope is None:
+            return answers
+        rows = np.asarray(targets, dtype=float)
+        return self.envelope.keep_inside_many(
+            answers,
+            current=current,
+            chain=chain,
+            bare=lambda start, stop, seed: many.solve_many(
+                bare, rows[start:stop], branch, seed, True
+            ),
+            scalar=lambda i, seed: self.solve(*many.target_of(rows[i]), branch, seed),
+        )
 
     def solve_chain(
         self,

@@ -94,7 +94,9 @@ def solve_many(arm: PlanarArm, targets: Any, branch: Any, current: Any, chain: b
             return choose_row(arm, elbows, place, rule, seed)
 
     out.put_in_order(in_order, seeds, chain, solve_row)
-    return out.arrays(seeds, lambda i: arm.solve(*_target(rows[i]), branch, seeds.row(i, current)))
+    return out.arrays(
+        seeds, lambda i: arm.solve(*target_of(rows[i]), branch, seeds.row(i, current))
+    )
 
 
 def solve_on_arrays(
@@ -127,7 +129,7 @@ def _at(column: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
     return None if column is None else column[rows]
 
 
-def _target(row: np.ndarray) -> tuple[float, float, float | None]:
+def target_of(row: np.ndarray) -> tuple[float, float, float | None]:
     """(x, y, heading or None) of a target row, as `PlanarArm.solve` takes them."""
     values = row.tolist()
     return values[0], values[1], (values[2] if len(values) == 3 else None)

@@ -7,7 +7,8 @@ progress the joints allow is min_j v_j / |dq_j| and its acceleration min_j a_j /
 slowest joint (relative to its limits) setting the pace; the time-optimal rest-to-rest motion
 is then the trapezoid (`SpeedProfile.limited`) of u, and every joint starts and stops together.
 The tool follows a curve, not a line; every intermediate pose is inside the joint limits
-because the start and goal are (the limits are a box, and a box is convex).
+because the start and goal are (the limits are a box, and a box is convex), but not always
+inside the workspace envelope: `joint_move_outside` checks the line against it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..envelope import PathViolation
 from ..planar.arm import PlanarArm
+from ..spatial.arm import SpatialArm
 from .joint_path import Setpoints
 from .options import MotionLimits
 from .profile import SpeedProfile
@@ -100,3 +103,24 @@ def joint_setpoints(
     joints[-1] = q1
     return Setpoints(joints=joints, period=limits.period, forward=arm.tool_vector,
                      follower=follower)  # fmt: skip
+
+
+def joint_move_outside(
+    arm: PlanarArm | SpatialArm, start: Sequence[float], goal: Sequence[float]
+) -> PathViolation | None:
+    """Where the JOINT move from `start` to `goal` (rad), the straight line in joint space its
+    setpoints follow, leaves the arm's workspace envelope (`Envelope.check_path`: no point of
+    the arm travelling more than PATH_RESOLUTION_M between checks); None when it stays inside,
+    or the arm carries none.
+
+    >>> import math
+    >>> from arm_kinematics.kinematics import Envelope
+    >>> bare = PlanarArm((1.0, 0.8))
+    >>> arm = bare.with_envelope(
+    ...     Envelope(bare, link_radius=0.01, keep_out_boxes=[(1.7, -0.1, -0.1, 1.9, 0.1, 0.1)]))
+    >>> found = joint_move_outside(arm, (0.0, -math.pi / 2), (0.0, math.pi / 2))
+    >>> found.index, round(found.fraction, 2), found.violation.part
+    (0, 0.45, 'the forearm (link 2)')
+    """
+    envelope = arm.envelope
+    return None if envelope is None else envelope.check_path([tuple(start), tuple(goal)])

@@ -25,7 +25,11 @@ moves, when:
    `stream_limits.py`, the one measure every motion of the stack is held to. So a trajectory's
    acceleration is that of the motion it asks for: where it gives accelerations they shape the
    quintic and are checked as given (5); with positions only, a change of velocity at a point
-   happens within one period, and is refused unless the acceleration limit allows it.
+   happens within one period, and is refused unless the acceleration limit allows it;
+8. with an `envelope` (the arm's workspace envelope), the same stream from the arm's pose (the
+   approach to the first point included) stays inside it: every setpoint, and between two on
+   the straight joint line the servos follow, no point of the arm moving more than
+   `PATH_RESOLUTION_M` between checks (`Envelope.check_path`).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..envelope import Envelope
 from ..planar.chain import LIMIT_TOLERANCE
 from .joint_plan import joint_profile
 from .options import MotionLimits
@@ -106,6 +111,7 @@ def check_joint_trajectory(
     hold_missing: bool = False,
     velocities: Sequence[Sequence[float]] | None = None,
     accelerations: Sequence[Sequence[float]] | None = None,
+    envelope: Envelope | None = None,
 ) -> TimedJointPath:
     """Check a trajectory against the rules of the module docstring; the TimedJointPath.
 
@@ -114,8 +120,9 @@ def check_joint_trajectory(
     trajectory's; `joint_names`, `joint_limits` (rad), `limits` (the command period and the
     joint velocity and acceleration limits) and `current` (rad) are the arm's, in its own
     joint order. With `hold_missing`, a joint the trajectory leaves out stays at its `current`
-    position at every point. Raises JointTrajectoryError (JointNamesError for rule 1) naming
-    the point and joint of the first broken rule. At least one point is required.
+    position at every point; with `envelope`, rule 8. Raises JointTrajectoryError
+    (JointNamesError for rule 1) naming the point and joint (rule 8: the place and the part)
+    of the first broken rule. At least one point is required.
 
     >>> arm = dict(joint_names=("shoulder", "elbow"), joint_limits=((-1.6, 1.6),) * 2,
     ...            limits=MotionLimits(0.02, (2.0, 2.0), (8.0, 8.0)), current=(0.0, 0.0))
@@ -153,7 +160,26 @@ def check_joint_trajectory(
     _average_speeds(stamps, rows, current, joint_names, limits.joint_velocities)
     path = _path(stamps, rows, speeds, rates, current, limits)
     _stream_check(path, stamps, limits, joint_names, joint_limits, positions_only=speeds is None)
+    if envelope is not None:
+        _envelope_check(path, stamps, limits.period, envelope)
     return path
+
+
+def _envelope_check(
+    path: TimedJointPath, stamps: list[float], period: float, envelope: Envelope
+) -> None:
+    """Rule 8 on the setpoints the stream would send, from the arm's pose."""
+    times = np.concatenate(([0.0], path.sample_times(period)))
+    found = envelope.check_path(np.vstack((path.positions[0], path.sample(period))))
+    if found is None:
+        return
+    after = times[min(found.index + 1, len(times) - 1)]
+    at = times[found.index] + found.fraction * (after - times[found.index])
+    point = min(int(np.searchsorted(np.asarray(stamps), at - 1e-12)), len(stamps) - 1)
+    way = " (the approach from where the arm is)" if point == 0 and stamps[0] > 0.0 else ""
+    raise JointTrajectoryError(
+        f"on the way to point {point}{way}, at {at:.2f} s: {found.violation.message}"
+    )
 
 
 def _positions(

@@ -20,6 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ..envelope import Envelope
 from ..types import IkStatus, PlanStatus
 from .ik_answers import IkAnswers, SolvePoints
 from .joint_path import first_joint_jump, unwrap_path
@@ -38,6 +39,7 @@ class PlanArm(Protocol):
     joint_limits: tuple[tuple[float, float], ...]
     position_dims: int  # 2 (planar) or 3 (spatial): the coordinates of a tool pose
     angle_radii: tuple[float, ...]  # m per rad of each tool angle's turn (how far it swings)
+    envelope: Envelope | None  # the workspace envelope its solves and motions keep inside
 
     def tool_vector(self, joints: Sequence[float]) -> tuple[float, ...]: ...
 

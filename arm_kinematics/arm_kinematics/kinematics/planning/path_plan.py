@@ -19,13 +19,17 @@ node passes one `solve_ik_batch` round trip to the IK node, the tour and the tes
    the joint profile (toppra on the solved joints), its setpoints solved ON the path
    (`path_setpoints`, a further `solve` call per segment) and checked. A path that cannot keep
    its limits fails (JOINT_JUMP) rather than exceed them. Joints are never interpolated.
+4. The workspace envelope (`path_envelope`), with an arm that carries one: its every IK point
+   is inside already (the solve refuses one outside: OUTSIDE_WORKSPACE at its step); the stream
+   from the start through every setpoint (without limits, every planned point) is checked
+   between them too. A place outside fails the plan there (OUTSIDE_WORKSPACE).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -44,6 +48,7 @@ from .line_points import (
     travel,
 )
 from .options import PlanOptions
+from .path_envelope import points_failure, stream_failure
 from .path_timing import PathLayout, tool_profile
 from .point_rates import point_rates
 from .profile import SpeedProfile
@@ -280,16 +285,29 @@ def plan_placed(
         if segment.failure is not None:
             break
     calls = len(solved)
+    start = _checked_seed(arm, current)
+    layout = placement.layout
     if limits is None or solved[-1].failure is not None:
-        profile = None if limits is None else prefix_profile(placement.layout, solved, limits)
+        outside = None
+        if solved[-1].failure is None and start is not None:
+            outside = points_failure(arm, layout, solved, start)
+        if outside is not None:
+            solved = _cut(solved, *outside)
+        profile = None if limits is None else prefix_profile(layout, solved, limits)
         return _assemble(arm, placement, solved, profile, None, None, calls)
-    timed = time_path(arm, placement.layout, placement.tool_setpoints(), solved, options)
+    timed = time_path(arm, layout, placement.tool_setpoints(), solved, options)
     calls += timed.calls
-    if isinstance(timed.outcome, Failure):
-        cut = _cut(solved, timed.segment, timed.outcome)
-        profile = prefix_profile(placement.layout, cut, limits)
-        return _assemble(arm, placement, cut, profile, None, timed.outcome, calls)
-    profile, setpoints = timed.outcome
+    outcome = timed.outcome
+    if not isinstance(outcome, Failure):
+        assert start is not None
+        outside = stream_failure(arm, layout, solved, outcome[1], start)
+        outcome = outcome if outside is None else outside[1]
+        timed = timed if outside is None else replace(timed, segment=outside[0])
+    if isinstance(outcome, Failure):
+        cut = _cut(solved, timed.segment, outcome)
+        profile = prefix_profile(layout, cut, limits)
+        return _assemble(arm, placement, cut, profile, None, outcome, calls)
+    profile, setpoints = outcome
     return _assemble(arm, placement, solved, profile, setpoints, None, calls)
 
 

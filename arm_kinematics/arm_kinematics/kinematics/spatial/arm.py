@@ -40,6 +40,7 @@ import numpy as np
 
 from ..angles import wrap_angle
 from ..array_api import norm
+from ..guarded import Guarded
 from ..planar.branches import MARGIN_TIE, joint_distance
 from ..planar.chain import as_number
 from ..types import (
@@ -61,9 +62,9 @@ from .sides import ROLL_MATCH_TOLERANCE, Attempt, Side, fit_angle, same_angle
 Joints = tuple[float, ...]
 
 
-class SpatialArm(SpatialChain):
+class SpatialArm(SpatialChain, Guarded):
     """A spatial arm with closed-form IK (the model, its arguments and attributes: see
-    `SpatialChain`).
+    `SpatialChain`; with an envelope, `Guarded`).
 
     The reference: links 0.1 and 0.08 m, the shoulder 0.05 m up; the target 0.1 m along +y and
     0.08 m above the shoulder is reached with the yaw at 90 deg: elbow down with link 1
@@ -307,8 +308,9 @@ class SpatialArm(SpatialChain):
         branch: Branch,
         current: Joints | None,
     ) -> Attempt:
-        """Solve the vertical plane on `side` (and the roll): an Attempt in joint order."""
-        chain = self.vertical_back if side.back else self.vertical
+        """Solve the vertical plane on `side` (and the roll): an Attempt in joint order; with
+        an envelope, its rule on this side (`envelope/rule.py`: the other elbow at the same
+        tool pitch when the chosen one breaks it)."""
         heading = None
         if pitch is not None:  # the planar heading: the last straight link's angle
             delta = self.link_angle_offsets[-1]
@@ -318,14 +320,42 @@ class SpatialArm(SpatialChain):
             planar_current = self.planar_joints(current[1 : 1 + self.n_pitch])
             if side.back:
                 planar_current = self.mirror(planar_current)
+        attempt, planar = self._side_solve(side, z, heading, roll, branch, current, planar_current)
+        if self.envelope is None or not attempt.result.ok:
+            return attempt
+        if heading is None and self.n_pitch == 3:
+            heading = wrap_angle(math.fsum(planar))  # the pitch its rule chose
+        elbow = Branch.ELBOW_DOWN if planar[1] < 0.0 else Branch.ELBOW_UP
+        answer = self.envelope.keep_inside(
+            attempt.result,
+            branch,
+            lambda: (
+                self._side_solve(side, z, heading, roll, elbow, current, planar_current)[0].result
+            ),
+        )
+        return Attempt(side, answer)
+
+    def _side_solve(
+        self,
+        side: Side,
+        z: float,
+        heading: float | None,
+        roll: float | None,
+        branch: Branch,
+        current: Joints | None,
+        planar_current: Joints | None,
+    ) -> tuple[Attempt, Joints]:
+        """The bare model's Attempt on `side` (the plane solved with the planar `heading`),
+        and the plane's chosen joints (its geometric angles on that side; () when refused)."""
+        chain = self.vertical_back if side.back else self.vertical
         planar = chain.solve_valid(
             side.planar_x, z - self.shoulder_height, heading, branch, planar_current
         )
         if not planar.ok:
-            return Attempt(side, planar)
+            return Attempt(side, planar), ()
         roll_joint = self._roll_joint(side, roll, current)
         if isinstance(roll_joint, Answer):
-            return Attempt(side, roll_joint)
+            return Attempt(side, roll_joint), ()
         joints = self._joints(side, planar.joints, roll_joint)
         other = (
             None
@@ -333,7 +363,7 @@ class SpatialArm(SpatialChain):
             else self._joints(side, planar.alternative, roll_joint)
         )
         answer = Answer(planar.status, joints, planar.words, other, planar.manipulability)
-        return Attempt(side, answer)
+        return Attempt(side, answer), planar.joints
 
     def _roll_joint(self, side: Side, roll: float | None, current: Joints | None) -> float | Answer:
         """The roll joint's angle (rad; 0.0 without one) for the requested tool `roll`, or the
@@ -431,7 +461,7 @@ class SpatialArm(SpatialChain):
             )
         pitch = rows[:, 3] if rows.shape[1] > 3 else None
         roll = rows[:, 4] if rows.shape[1] > 4 else None
-        return many.solve_many(self, rows[:, :3], pitch, roll, None, branch, current, chain)
+        return self._many(rows[:, :3], pitch, roll, None, branch, current, chain)
 
     def solve_rotation_many(
         self,
@@ -458,7 +488,29 @@ class SpatialArm(SpatialChain):
                 f"positions {points.shape} and rotations {matrices.shape} must be (N, 3) and "
                 "(N, 3, 3)"
             )
-        return many.solve_many(self, points, None, None, matrices, branch, current, chain)
+        return self._many(points, None, None, matrices, branch, current, chain)
+
+    def _many(self, positions, pitch, roll, rotations, branch, current, chain) -> IkArrays:
+        """`many.solve_many` of the bare model; with an envelope, then its rule on the rows
+        (`envelope/rule.py`)."""
+        bare = self.bare
+        answers = many.solve_many(bare, positions, pitch, roll, rotations, branch, current, chain)
+        if self.envelope is None:
+            return answers
+
+        def rows(start: int, stop: int, seed: tuple[float, ...] | None) -> IkArrays:
+            columns = [None if c is None else c[start:stop] for c in (pitch, roll, rotations)]
+            return many.solve_many(bare, positions[start:stop], *columns, branch, seed, True)
+
+        return self.envelope.keep_inside_many(
+            answers,
+            current=current,
+            chain=chain,
+            bare=rows,
+            scalar=lambda i, seed: many.scalar_row(
+                self, i, positions, pitch, roll, rotations, branch, seed
+            ),
+        )
 
     # --- chains -----------------------------------------------------------------------------
 

@@ -166,8 +166,9 @@ def failure_text(
     others: Sequence[tuple[Side, str]],
     refused: Sequence[tuple[str, float]],
 ) -> str:
-    """A refusal: the nearest side's planar reason (in the vertical plane), then the others'
-    (each side and its planar message).
+    """A refusal: the nearest side's planar reason (in the vertical plane; the workspace
+    envelope's, OUTSIDE_WORKSPACE, is in the base frame), then the others' (each side and its
+    message).
 
     >>> from arm_kinematics.kinematics.spatial.sides import Side
     >>> text = failure_text("TOO_FAR: target (0.3, 0) m is 0.3 m from the base, beyond ...",
@@ -179,7 +180,8 @@ def failure_text(
     where = {"front": "from the front", "back": "over the back", "axis": "on the yaw axis"}[
         side.name
     ]
-    parts = [f"{status}: {where} (yaw {degrees_text(side.yaw)}), {PLANE_WORDS}: {_in_plane(text)}"]
+    plane = "" if status == "OUTSIDE_WORKSPACE" else f", {PLANE_WORDS}"
+    parts = [f"{status}: {where} (yaw {degrees_text(side.yaw)}){plane}: {_in_plane(text)}"]
     for other_side, other_message in others:
         other_where = "over the back" if other_side.back else "from the front"
         parts.append(f"{other_where}: {_in_plane(other_message)}")

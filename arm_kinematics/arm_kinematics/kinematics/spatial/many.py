@@ -84,7 +84,9 @@ def solve_many(
     out.put_in_order(in_order, seeds, chain, solve_row)
     return out.arrays(
         seeds,
-        lambda i: _scalar(arm, i, positions, pitch, roll, rotations, branch, seeds.row(i, current)),
+        lambda i: scalar_row(
+            arm, i, positions, pitch, roll, rotations, branch, seeds.row(i, current)
+        ),
     )
 
 
@@ -117,7 +119,7 @@ def _in_order(arm, rows, positions, pitch, roll, rotations, branch):
     return solve_row
 
 
-def _scalar(arm, index, positions, pitch, roll, rotations, branch, seed):
+def scalar_row(arm, index, positions, pitch, roll, rotations, branch, seed):
     """The scalar solve of row `index` (for a seeded row, and for the words of any row)."""
     x, y, z = positions[index].tolist()
     if rotations is not None:

@@ -37,7 +37,7 @@ from ..planar.arm import PlanarArm
 from ..planar.chain import as_number, chain_frames
 from ..planar.limits import CONTINUOUS, fits_once
 from .outward import outward_angles, outward_rotation  # noqa: F401 (model's names before)
-from .rotations import rot_x, rot_y, rot_z, transform
+from .rotations import rot_x, rot_y, rot_z, tool_rotation, transform
 
 MIN_PITCH_JOINTS, MAX_PITCH_JOINTS = 2, 3
 
@@ -362,6 +362,17 @@ class SpatialChain:
                 points[:, index, axis] = value
         return points
 
+    def tool_rotations_many(self, joints: Any) -> np.ndarray:
+        """The tool frame's rotation (`forward`'s) for many poses at once: joints (N, n) (rad,
+        joint order) -> (N, 3, 3), Rz(yaw) Ry(-(q_1 + .. + q_k)) Rx(roll) (`tool_rotation`).
+
+        >>> SpatialChain((0.1, 0.08)).tool_rotations_many([[0, 0, math.pi / 2]])[0, :, 0].round(9)
+        array([0., 0., 1.])
+        """
+        values = np.asarray(joints, dtype=float).reshape(-1, self.n_joints)
+        roll = values[:, -1] if self.has_roll else np.zeros(len(values))
+        return tool_rotation(values[:, 0], values[:, 1 : 1 + self.n_pitch].sum(axis=1), roll)
+
     def frame_roles(self) -> list[str]:
         """What each `link_frames` entry is: "base", "yaw", "link_1".."link_k", "roll", "tool"
         (the URDF names them base_frame, yaw_link, link_1.., roll_link, tip_frame)."""
@@ -382,7 +393,7 @@ class SpatialChain:
         """
         yaw, pitches, roll = self.split(self.checked_joints(joints))
         x, y, z = self.frame_points(yaw, pitches)[-1]
-        rotation = rot_z(yaw) @ rot_y(-math.fsum(pitches)) @ rot_x(roll)
+        rotation = tool_rotation(yaw, math.fsum(pitches), roll)
         pitch, tool_roll, _ = outward_angles(x, y, rotation, yaw)
         return ToolPose(x, y, z, rotation, pitch, tool_roll)
 

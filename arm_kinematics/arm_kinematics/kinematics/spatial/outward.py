@@ -14,7 +14,7 @@ import numpy as np
 
 from ..angles import wrap_angle, wrap_angles
 from ..array_api import array_namespace, where
-from .rotations import rot_x, rot_y, rot_z
+from .rotations import tool_rotation
 
 
 def outward_angles(
@@ -28,6 +28,7 @@ def outward_angles(
     arm gives (a turn about the tool's z axis). Of the two decompositions the one with the
     smaller twist is returned. (`outward_angles_of` is the formula, for arrays too.)
 
+    >>> from arm_kinematics.kinematics.spatial.rotations import rot_y, rot_z
     >>> pitch, roll, twist = outward_angles(0.0, -0.2, rot_z(-math.pi / 2) @ rot_y(math.pi / 2), 0)
     >>> round(math.degrees(pitch), 6), abs(roll) < 1e-12, abs(twist) < 1e-12  # straight down
     (-90.0, True, True)
@@ -68,10 +69,10 @@ def outward_angles_of(x: Any, y: Any, entries: Sequence[Any], yaw_if_on_axis: An
 
 def outward_rotation(x: float, y: float, pitch: float, roll: float, yaw_if_on_axis: float):
     """The tool rotation (3x3) with `pitch` and `roll` (rad) in the outward convention at the
-    tool point (x, y, .) m: Rz(psi) Ry(-pitch) Rx(roll) (see `outward_angles`).
+    tool point (x, y, .) m: Rz(psi) Ry(-pitch) Rx(roll) (see `outward_angles`; `tool_rotation`).
 
     >>> outward_rotation(0.2, 0.0, -math.pi / 2, 0.0, 0.0)[:, 0].round(9).tolist()  # x: down
     [0.0, 0.0, -1.0]
     """
     psi = math.atan2(y, x) if math.hypot(x, y) > 0.0 else yaw_if_on_axis
-    return rot_z(psi) @ rot_y(-pitch) @ rot_x(roll)
+    return tool_rotation(psi, pitch, roll)

@@ -1,7 +1,8 @@
 """Elementary rotations and homogeneous transforms (numpy, right-handed, radians, metres).
 
-The spatial arm chains only rotations about the coordinate axes, so these four lines are what it
-needs; the nodes turn quaternions into matrices with transforms3d.
+The spatial arm chains only rotations about the coordinate axes, so these lines are what it
+needs (and its tool's rotation multiplied out, `tool_rotation`, for one pose or many); the nodes
+turn quaternions into matrices with transforms3d.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from ..array_api import array_namespace
 
 
 def rot_x(angle: float) -> np.ndarray:
@@ -41,6 +44,34 @@ def rot_z(angle: float) -> np.ndarray:
     """
     c, s = math.cos(angle), math.sin(angle)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def tool_rotation(yaw: Any, pitch: Any, roll: Any) -> np.ndarray:
+    """Rz(yaw) Ry(-pitch) Rx(roll) (rad), multiplied out: the tool frame of an arm that yaws
+    about z, pitches its x axis up by `pitch` and rolls about it. Floats give (3, 3); arrays of
+    one shape S give S + (3, 3) (`array_api`: the same formula for one pose and for many).
+
+    >>> expected = rot_z(0.3) @ rot_y(-0.2) @ rot_x(0.1)
+    >>> bool(np.abs(tool_rotation(0.3, 0.2, 0.1) - expected).max() < 1e-15)
+    True
+    >>> tool_rotation(np.zeros(4), np.zeros(4), np.zeros(4)).shape
+    (4, 3, 3)
+    """
+    xp = array_namespace(yaw, pitch, roll)
+    cy, sy, cp, sp = xp.cos(yaw), xp.sin(yaw), xp.cos(pitch), xp.sin(pitch)
+    cr, sr = xp.cos(roll), xp.sin(roll)
+    rows = (
+        (cy * cp, -cy * sp * sr - sy * cr, -cy * sp * cr + sy * sr),
+        (sy * cp, -sy * sp * sr + cy * cr, -sy * sp * cr - cy * sr),
+        (sp, cp * sr, cp * cr),
+    )
+    if xp is math:
+        return np.array(rows)
+    matrices = np.empty((*np.broadcast(yaw, pitch, roll).shape, 3, 3))
+    for i, row in enumerate(rows):
+        for j, entry in enumerate(row):
+            matrices[..., i, j] = entry
+    return matrices
 
 
 def transform(rotation: np.ndarray, translation: Sequence[float] = (0.0, 0.0, 0.0)) -> np.ndarray:

@@ -21,6 +21,7 @@ FAILURE_ORDER = (
     IkStatus.TOO_CLOSE,
     IkStatus.ORIENTATION_UNREACHABLE,
     IkStatus.JOINT_LIMIT,
+    IkStatus.OUTSIDE_WORKSPACE,
 )
 """Failure statuses from farthest to nearest to a solution, for choosing which side reports."""
 

@@ -12,7 +12,12 @@ the last target, its status and joint frames); no rclpy here, so they are tested
   (`kinematics.workspace.reachable_region`); for a spatial arm the cells of its vertical plane,
   drawn in the base frame's x-z plane (`vertical_region`), and namespaces `yaw_range` and
   `yaw_range_back`: arcs over the directions the plane can face, from the front and over the
-  back.
+  back; with a workspace envelope, namespace `envelope_removed`: the cells the joints reach
+  but the envelope removes (`ReachableRegion.removed`).
+- namespaces `envelope_table` and `keep_out_boxes` (published once, with the ring, when the
+  arm's envelope has them): the table as a square outline at its height about the base, and
+  every keep-out box's 12 edges (one LINE_LIST), so that RViz and the page draw the envelope
+  the IK keeps to (docs/workspace.md).
 - namespace `target` (after every solve_ik request): the target (SPHERE) coloured by status,
   green OK, yellow SINGULAR, red refused, with its status name (TEXT_VIEW_FACING) above it.
 - namespaces `solution` and `alternative`: LINE_STRIPs through the joint frames of the chosen
@@ -45,6 +50,9 @@ ALTERNATIVE = ColorRGBA(r=0.1, g=0.5, b=0.95, a=0.3)
 TEXT = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
 REACHABLE = ColorRGBA(r=0.2, g=0.7, b=0.4, a=0.35)
 NEAR_SINGULAR = ColorRGBA(r=0.95, g=0.6, b=0.1, a=0.7)
+REMOVED = ColorRGBA(r=0.85, g=0.25, b=0.25, a=0.3)
+TABLE = ColorRGBA(r=0.55, g=0.4, b=0.25, a=0.9)
+KEEP_OUT = ColorRGBA(r=0.85, g=0.15, b=0.15, a=0.9)
 
 RING_SEGMENTS = 120
 DISC_THICKNESS_M = 0.001
@@ -146,7 +154,8 @@ def _points_marker(
     frame_id: str,
     stamp: Time | None,
 ) -> Marker:
-    """A LINE_STRIP or TRIANGLE_LIST through `points` (x, y, z, m); DELETE if empty."""
+    """A LINE_STRIP, LINE_LIST or TRIANGLE_LIST through `points` (x, y, z, m); DELETE if
+    empty."""
     marker = _marker(ns, 0, marker_type, frame_id, stamp)
     if not points:
         marker.action = Marker.DELETE
@@ -177,7 +186,8 @@ def region_markers(
     stamp: Time | None = None,
     vertical: bool = False,
 ) -> list[Marker]:
-    """The reachable cells (`reachable_region`) and the near-singular ones (`near_singular`).
+    """The reachable cells (`reachable_region`), the near-singular ones (`near_singular`) and
+    those the workspace envelope removes (`envelope_removed`).
 
     TRIANGLE_LISTs in `frame_id`, one rectangle per row run of the grid: a planar arm's at
     height `z` (m); with `vertical`, a spatial arm's vertical plane (`workspace.vertical_region`:
@@ -202,7 +212,54 @@ def region_markers(
         for ns, mask, colour in (
             ("reachable_region", region.reachable, REACHABLE),
             ("near_singular", region.near_singular, NEAR_SINGULAR),
+            ("envelope_removed", region.removed, REMOVED),
         )
+    ]
+
+
+def envelope_markers(
+    table_z: float | None,
+    boxes: Sequence[Sequence[float]],
+    half_width: float,
+    *,
+    frame_id: str,
+    stamp: Time | None = None,
+) -> list[Marker]:
+    """The envelope's table (`envelope_table`: a LINE_STRIP square of half side `half_width`
+    m about the base at height `table_z` m; DELETE when None) and keep-out boxes
+    (`keep_out_boxes`: one LINE_LIST of every box's 12 edges, boxes as (min x, y, z, max x, y,
+    z) m; DELETE when none), in `frame_id` (the base frame)."""
+    square = []
+    if table_z is not None:
+        w = half_width
+        square = [(x, y, table_z) for x, y in ((w, w), (-w, w), (-w, -w), (w, -w), (w, w))]
+    edges = []
+    for x0, y0, z0, x1, y1, z1 in boxes:
+        # Corner k takes max x when bit 0 of k is set, max y bit 1, max z bit 2; an edge joins
+        # two corners that differ in one bit.
+        corners = [(x0, y0, z0), (x1, y0, z0), (x0, y1, z0), (x1, y1, z0)]
+        corners += [(x, y, z1) for x, y, _ in corners]
+        for bit in (1, 2, 4):
+            edges += [c for k in range(8) if not k & bit for c in (corners[k], corners[k | bit])]
+    return [
+        _points_marker(
+            "envelope_table",
+            Marker.LINE_STRIP,
+            square,
+            TABLE,
+            0.003,
+            frame_id=frame_id,
+            stamp=stamp,
+        ),
+        _points_marker(
+            "keep_out_boxes",
+            Marker.LINE_LIST,
+            edges,
+            KEEP_OUT,
+            0.003,
+            frame_id=frame_id,
+            stamp=stamp,
+        ),
     ]
 
 

@@ -25,6 +25,7 @@ from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics import Branch, IkArrays, IkResult, PlanarArm, SpatialArm
 from arm_kinematics.kinematics.workspace import ReachableRegion, reachable_region, vertical_region
 from arm_kinematics.nodes.ik.markers import (
+    envelope_markers,
     region_markers,
     workspace_markers,
     yaw_range_markers,
@@ -131,6 +132,7 @@ class PlanarLayout:
         inner, outer = self.arm.ring
         z = self.targets.plane_z
         markers = workspace_markers(inner, outer, frame_id=frame_id, z=z, stamp=stamp)
+        markers.markers += the_envelope(self.arm, outer, frame_id, stamp)
         if region is not None:
             markers.markers += region_markers(region, frame_id=frame_id, z=z, stamp=stamp)
         return markers
@@ -236,6 +238,7 @@ class SpatialLayout:
         markers.markers += yaw_range_markers(
             self.arm.yaw_limits, radius, frame_id=frame_id, stamp=stamp
         )
+        markers.markers += the_envelope(self.arm, radius, frame_id, stamp)
         if region is not None:
             markers.markers += region_markers(
                 region, frame_id=frame_id, z=0.0, stamp=stamp, vertical=True
@@ -244,6 +247,17 @@ class SpatialLayout:
 
 
 Layout = PlanarLayout | SpatialLayout
+
+
+def the_envelope(arm: PlanarArm | SpatialArm, reach: float, frame_id: str, stamp) -> list:
+    """The markers of the envelope `arm` keeps to (its table as a square as wide as the
+    `reach`, m, and its boxes); none without an envelope."""
+    envelope = arm.envelope
+    if envelope is None:
+        return []
+    return envelope_markers(
+        envelope.table_z, envelope.keep_out_boxes, reach, frame_id=frame_id, stamp=stamp
+    )
 
 
 def layout_for(arm: PlanarArm | SpatialArm, targets: TargetCheck) -> Layout:

@@ -66,6 +66,7 @@ from control_msgs.action import FollowJointTrajectory
 from trajectory_msgs.msg import JointTrajectoryPoint
 
 from arm_kinematics.config import ArmConfig
+from arm_kinematics.kinematics import Envelope
 from arm_kinematics.kinematics.planning.joint_trajectory import JointNamesError, joint_columns
 from arm_kinematics.kinematics.planning.timed_joint_path import (
     TimedJointPath,
@@ -546,7 +547,8 @@ class TrajectoryFollower:
     when one comes, `run` once it holds the motion.
 
     `now()` is the node clock (s), `hold(joints)` commands the arm to stay at `joints` (rad),
-    `feedback(run, values)` publishes one feedback of the goal `run`.
+    `feedback(run, values)` publishes one feedback of the goal `run`; `envelope` the arm's
+    workspace envelope the trajectory's stream must stay inside (None: none).
     """
 
     def __init__(
@@ -559,8 +561,10 @@ class TrajectoryFollower:
         hold: Callable[[Sequence[float]], object],
         feedback: Callable[[GoalRun, FeedbackValues], None],
         forward: Callable[[Sequence[float]], tuple[float, ...]],
+        envelope: Envelope | None = None,
     ) -> None:
         self.config = config
+        self.envelope = envelope
         self.settings = settings
         self._stream = stream
         self._monitor = monitor
@@ -577,7 +581,7 @@ class TrajectoryFollower:
         now = self._now()
         move = follow_move(goal, self.settings, self.config.joint_names, now)
         scheduled, _ = move.scheduled(now)
-        scheduled.check(self.config, current)
+        scheduled.check(self.config, current, self.envelope)
         return move
 
     def run(self, run: GoalRun, move: FollowMove, start: tuple[float, ...]) -> Outcome:
@@ -585,7 +589,7 @@ class TrajectoryFollower:
         hold the arm where it is if it was canceled or broke a tolerance; its outcome."""
         try:
             scheduled, late = move.scheduled(self._now())
-            path = scheduled.check(self.config, start)
+            path = scheduled.check(self.config, start, self.envelope)
         except Refusal as refusal:
             return FollowOutcome(
                 Result.INVALID_GOAL,

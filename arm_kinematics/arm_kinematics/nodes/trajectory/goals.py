@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from trajectory_msgs.msg import JointTrajectory
 
 from arm_kinematics.config import ArmConfig
-from arm_kinematics.kinematics import PlanOptions
+from arm_kinematics.kinematics import Envelope, PlanOptions
 from arm_kinematics.kinematics.planning.joint_trajectory import (
     JointNamesError,
     JointTrajectoryError,
@@ -118,10 +118,16 @@ class TrajectoryMove:
     def __len__(self) -> int:
         return len(self.times)
 
-    def check(self, config: ArmConfig, current: tuple[float, ...] | None) -> TimedJointPath:
+    def check(
+        self,
+        config: ArmConfig,
+        current: tuple[float, ...] | None,
+        envelope: Envelope | None = None,
+    ) -> TimedJointPath:
         """The trajectory checked whole from the joints `current` (rad; None: no joint_states
-        came in time); a Refusal naming the point and joint says why not (InvalidJoints for
-        the joint names)."""
+        came in time), its stream inside `envelope` (the arm's workspace envelope; None: none);
+        a Refusal naming the point and joint, or the place and the part, says why not
+        (InvalidJoints for the joint names)."""
         if current is None:
             raise Refusal(
                 f"no joint_states within {config.trajectory.joint_state_timeout_s:g} s, so no "
@@ -139,6 +145,7 @@ class TrajectoryMove:
                 hold_missing=self.hold_missing,
                 velocities=self.velocities or None,
                 accelerations=self.accelerations or None,
+                envelope=envelope,
             )
         except JointNamesError as error:
             raise InvalidJoints(str(error)) from None

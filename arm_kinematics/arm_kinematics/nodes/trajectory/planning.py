@@ -1,12 +1,14 @@
 """A goal's plan, or the outcome that ends it before anything moves.
 
 LINEAR moves go through the core's one tool-path planner (`plan_polyline`: the goal's
-waypoints, then its target, each segment straight), JOINT moves solve their goal and move the
-joints along their straight line (`joint_setpoints`); both solve IK only through the `solve`
-callable they are given (for the node, `IkBatchClient.solver`: the IK node's solve_ik_batch),
-and both are timed within the same `MotionLimits` (`ArmConfig.motion_limits`: the config's
-joint limits and command period, and for a Cartesian path the tool's speed and acceleration). The
-plan_cartesian_path service plans with `plan_path`, exactly as a LINEAR goal.
+waypoints, then its target, each segment straight), JOINT moves solve their goal (a named
+pose's joints are its own) and move the joints along their straight line (`joint_setpoints`,
+the line checked against the arm's workspace envelope first: `joint_move_outside`); both solve
+IK only through the `solve` callable they are given (for the node, `IkBatchClient.solver`: the
+IK node's solve_ik_batch), and both are timed within the same `MotionLimits`
+(`ArmConfig.motion_limits`: the config's joint limits and command period, and for a Cartesian
+path the tool's speed and acceleration). The plan_cartesian_path service plans with
+`plan_path`, exactly as a LINEAR goal.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ from arm_kinematics.config import ArmConfig
 from arm_kinematics.kinematics import (
     PathPlacement,
     PathPlan,
+    PathViolation,
     PlanarArm,
     PlanOptions,
     PlanStatus,
     Setpoints,
     SolvePoints,
     SpatialArm,
+    joint_move_outside,
     joint_setpoints,
     place_path,
     plan_placed,
@@ -197,24 +201,57 @@ def _plan_joint(
     solve: SolvePoints,
 ) -> PlannedMove | Outcome:
     assert move.options.limits is not None  # a JOINT move's: the scaled joint limits
-    if move.joints is not None:  # a named pose: its joints, checked, no IK
-        return PlannedMove(joint_setpoints(arm, start, move.joints, move.options.limits), 1)
     goal = np.array([move.target])
-    answers = solve(goal, start)
-    status = int(answers.status[0])
-    if status not in (SolveIK.Response.OK, SolveIK.Response.SINGULAR):
-        return Outcome(
-            Result.IK_FAILED,
-            f"step 0 of 1 at {pose_text(goal[0], arm.position_dims)} has no IK solution: "
-            f"{answers.explain(0)}; "
-            "0/1 of the path is feasible; nothing moved",
-            final=start,
-            ik_status=status,
-            failed_step=0,
-            total_steps=1,
-            feasible_fraction=0.0,
-            failed_point=tuple(goal[0].tolist()),
-            path_points=goal,
-        )
-    setpoints = joint_setpoints(arm, start, tuple(answers.joints[0].tolist()), move.options.limits)
-    return PlannedMove(setpoints, 1)
+    if move.joints is not None:  # a named pose: its joints, checked, no IK
+        goal_joints = move.joints
+    else:
+        answers = solve(goal, start)
+        status = int(answers.status[0])
+        if status not in (SolveIK.Response.OK, SolveIK.Response.SINGULAR):
+            return Outcome(
+                Result.IK_FAILED,
+                f"step 0 of 1 at {pose_text(goal[0], arm.position_dims)} has no IK solution: "
+                f"{answers.explain(0)}; "
+                "0/1 of the path is feasible; nothing moved",
+                final=start,
+                ik_status=status,
+                failed_step=0,
+                total_steps=1,
+                feasible_fraction=0.0,
+                failed_point=tuple(goal[0].tolist()),
+                path_points=goal,
+            )
+        goal_joints = tuple(answers.joints[0].tolist())
+    outside = joint_move_outside(arm, start, goal_joints)
+    if outside is not None:  # the goal is inside (its IK, or the named pose's check), the way
+        return _line_outside(arm, goal, start, outside)  # there is not
+    return PlannedMove(joint_setpoints(arm, start, goal_joints, move.options.limits), 1)
+
+
+def _line_outside(
+    arm: PlanarArm | SpatialArm,
+    goal: np.ndarray,
+    start: tuple[float, ...],
+    outside: PathViolation,
+) -> Outcome:
+    """The refusal of a JOINT move whose straight joint line to `goal` (one pose row) leaves
+    the workspace envelope (`outside`: `joint_move_outside`'s answer)."""
+    where = (
+        "at the start"
+        if outside.fraction == 0.0
+        else f"{outside.fraction:.0%} of the way from the start"
+    )
+    reason = outside.violation.message.removeprefix("OUTSIDE_WORKSPACE: ")
+    return Outcome(
+        Result.IK_FAILED,
+        f"step 0 of 1: the joints' straight line to {pose_text(goal[0], arm.position_dims)} "
+        f"fails: OUTSIDE_WORKSPACE: {where}: {reason}; "
+        f"{outside.fraction:.0%} of the path is feasible; nothing moved",
+        final=start,
+        ik_status=SolveIK.Response.OUTSIDE_WORKSPACE,
+        failed_step=0,
+        total_steps=1,
+        feasible_fraction=outside.fraction,
+        failed_point=tuple(arm.tool_vector(outside.joints)[: goal.shape[1]]),
+        path_points=goal,
+    )
