@@ -5,7 +5,8 @@ column that the forearm and the tool never pass through; the arm's parts are cap
 configurable radius around its links, the fingers and the fingertips. Modules, each one idea
 (imports point down this list): `geometry` (segment-to-box distances on arrays), `parts` (the
 arm's named points and capsules, from the arm model), `path` (where a joint path is checked),
-`explain` (the refusal texts), `envelope` (`Envelope`: `check`, `check_many`, `check_path`).
+`explain` (the refusal texts), `rule` (the envelope as a rule of the IK solve: `keep_inside`,
+`keep_inside_many`), `envelope` (`Envelope`: `check`, `check_many`, `check_path`).
 docs/workspace.md says what is checked where.
 """
 

@@ -26,7 +26,7 @@ the 3R heading search, limits, SINGULAR), the back one on the chain seen from be
    says so.
 
 Targets are metres in the base frame; pitch and roll radians in the outward convention
-(`model.outward_angles`: pitch above the horizontal, pointing away from the yaw axis).
+(`outward.outward_angles`: pitch above the horizontal, pointing away from the yaw axis).
 """
 
 from __future__ import annotations

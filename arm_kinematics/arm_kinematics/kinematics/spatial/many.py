@@ -2,13 +2,13 @@
 targets, the same answer for each.
 
 The steps of `SpatialArm.solve` (its module docstring), each a mask over all rows: the input
-checks; a rotation's pitch, roll and twist (`model.outward_angles_of`); the sides whose yaw fits
+checks; a rotation's pitch, roll and twist (`outward.outward_angles_of`); the sides whose yaw fits
 the yaw limits (YAW_LIMIT where none does); a roll on an arm without a roll joint; each side's
 vertical plane solved by the planar array solve, and the roll joint (`sides_many.py`); the
 side; the nearest failure where no side solves; and SINGULAR on and near the yaw axis. Rows
 without a seed try the back only where the front fails (or for MAX_LIMIT_MARGIN); rows with
 a seed each try both sides where both fit, and take the one the seed's rules pick
-(`sides_many.pick_by_motion`).
+(`solve_rows`).
 
 In a chain every row is seeded by the previous answer: those rows are solved in order, one at
 a time, by the scalar solve's answer without its words (`SpatialArm.answer`).
