@@ -206,12 +206,7 @@ class FollowJointTrajectoryAction:
     # --- callbacks ----------------------------------------------------------------------------
 
     def _on_goal(self, _goal: FollowJointTrajectory.Goal) -> GoalResponse:
-        if self._admission.closing:
-            self._node.get_logger().warning(
-                f"{LABEL} rejected: the trajectory node is shutting down"
-            )
-            return GoalResponse.REJECT
-        return GoalResponse.ACCEPT
+        return self._admission.goal_response(self._node.get_logger(), LABEL)
 
     def _on_accepted(self, handle: ServerGoalHandle) -> None:
         key = bytes(handle.goal_id.uuid)

@@ -373,10 +373,7 @@ class TrajectoryNode(Node):
         return answer
 
     def _on_goal(self, _goal: MoveArm.Goal) -> GoalResponse:
-        if self._admission.closing:
-            self.get_logger().warning("goal rejected: the trajectory node is shutting down")
-            return GoalResponse.REJECT
-        return GoalResponse.ACCEPT
+        return self._admission.goal_response(self.get_logger(), "goal")
 
     def _on_accepted(self, handle: ServerGoalHandle) -> None:
         key = bytes(handle.goal_id.uuid)

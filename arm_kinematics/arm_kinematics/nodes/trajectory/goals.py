@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from rclpy.action import GoalResponse
+from rclpy.impl.rcutils_logger import RcutilsLogger
 from trajectory_msgs.msg import JointTrajectory
 
 from arm_kinematics.config import ArmConfig
@@ -425,6 +427,14 @@ class Admission:
     def closing(self) -> bool:
         """True once `close` was called: every new motion is refused."""
         return self._closing
+
+    def goal_response(self, logger: RcutilsLogger, label: str) -> GoalResponse:
+        """An action server's answer to a new goal of `label`: REJECT (said in the log) once
+        the node is closing, else ACCEPT (the checks come after, with a result that says why)."""
+        if self._closing:
+            logger.warning(f"{label} rejected: the trajectory node is shutting down")
+            return GoalResponse.REJECT
+        return GoalResponse.ACCEPT
 
     def close(self, timeout: float) -> bool:
         """Stop every goal (SHUTDOWN) and refuse new ones; wait up to `timeout` s until they
