@@ -21,12 +21,19 @@ from __future__ import annotations
 import fcntl
 import os
 import random
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+# A run started in the background by a shell without job control has SIGINT ignored, and the
+# programs it starts inherit that: the tests that press Ctrl-C on a CLI would press in vain.
+# A handler of our own is reset to the default in every program started, so they get Ctrl-C.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 pytest.register_assert_rewrite(
     *sorted(

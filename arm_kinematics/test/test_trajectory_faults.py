@@ -115,8 +115,7 @@ def test_no_joint_states_gives_no_joint_state_and_a_silent_hardware_gives_hardwa
         response = harness.wait_result(handle)
         assert response.result.status == Result.HARDWARE_FAULT, response.result.message
         assert "joint_states stopped" in response.result.message
-        with harness.lock:
-            last = harness.commands[-1]
+        last = harness.commands_through(response.result, 0)[-1]
         assert list(response.result.final_joints.position) == list(last.position)
         assert nodes["trajectory"].last_timing.publish_times  # it had been streaming
 

@@ -232,8 +232,7 @@ def test_cancel_decelerates_along_the_line_and_leaves_the_arm_at_the_last_setpoi
     result = response.result
     assert response.status == GoalStatus.STATUS_CANCELED
     assert result.status == Result.CANCELED
-    with arm.lock:
-        sent = arm.commands[before:]
+    sent = arm.commands_through(result, before)
     total = feedback[-1].feedback.total_steps
     assert 10 <= result.sent_setpoints < len(sent) < total  # decelerated, and well before the end
     assert result.total_setpoints == total

@@ -151,9 +151,16 @@ class Harness:
         handle = self.send(message, feedback=lambda m: feedback.append(m.feedback))
         response = self.wait_result(handle, timeout)
         elapsed = time.monotonic() - started
-        if response.result.status == Result.SUCCEEDED:
-            # The result can overtake the last setpoints on their way to this listener.
-            final = tuple(response.result.final_joints.position)
+        commands = self.commands_through(response.result, before)
+        return Outcome(response.result, response.status, feedback, commands, elapsed)
+
+    def commands_through(self, result: MoveArm.Result, before: int) -> list[JointState]:
+        """The joint_commands after the first `before`, through the last setpoint the goal's
+        `result` names (its final_joints, when it sent any). The result can overtake the last
+        setpoints on their way to this listener: DDS keeps no order between an action's result
+        and a topic."""
+        if result.sent_setpoints > 0:
+            final = tuple(result.final_joints.position)
 
             def last_setpoint_seen() -> bool:
                 with self.lock:
@@ -163,8 +170,7 @@ class Harness:
 
             wait_for(last_setpoint_seen, what="the goal's last setpoint on joint_commands")
         with self.lock:
-            commands = self.commands[before:]
-        return Outcome(response.result, response.status, feedback, commands, elapsed)
+            return self.commands[before:]
 
     @staticmethod
     def wait_result(handle, timeout: float = 60.0):
