@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from arm_kinematics.config import ArmConfig, default_config_path
@@ -105,6 +105,8 @@ def test_round_trip_3r_with_heading(link, q, branch, limited) -> None:
 
 @SETTINGS
 @given(link=st.tuples(lengths, lengths, lengths), q=st.tuples(angles, angles, angles))
+# Equal first links folding the wrist onto the base: once snapped to the fold 9.4e-8 m off.
+@example(link=(1.0, 1.0, 1.0), q=(math.pi, 3.1415926535897927, 0.0))
 def test_round_trip_3r_free_heading(link, q) -> None:
     arm = PlanarArm(link)
     x, y, _ = arm.forward(q)

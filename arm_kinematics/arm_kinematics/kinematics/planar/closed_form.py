@@ -36,6 +36,20 @@ NEAR_COINCIDENT = 1e-7
 """|sin(joint 2)| below which a heading cannot tell the two elbows apart."""
 
 
+def on_edge(l1: float, l2: float, r: Any) -> Any:
+    """Whether a point at `r` (m) from the base, inside the 2R ring of links `l1`, `l2` (m), is
+    on one of its edges up to rounding: within NEAR_COINCIDENT**2 of the outer radius
+    (relative), the distance that an |sin(joint 2)| of NEAR_COINCIDENT leaves there. Not the
+    sine alone: where the links are equal the inner edge is the base itself, and a point 1e-7 m
+    from it has an elbow of |sin| 1e-7 that is no edge pose (the folded pose misses it by r).
+
+    >>> on_edge(1.0, 1.0, 2.0 - 1e-15), on_edge(1.0, 1.0, 9.4e-8), on_edge(1.0, 0.8, 0.2)
+    (True, False, True)
+    """
+    outer, inner = l1 + l2, abs(l1 - l2)
+    return (outer - r <= NEAR_COINCIDENT**2 * outer) | (r - inner <= NEAR_COINCIDENT**2 * outer)
+
+
 def triangle_cosine(a: Any, b: Any, opposite: Any) -> Any:
     """cos of the angle between sides `a` and `b` of a triangle whose third side is `opposite`
     (law of cosines; any consistent length unit). Outside [-1, 1] when no such triangle exists.
@@ -95,8 +109,9 @@ def two_link_ik(
     theta_2| (0 at full stretch or fold, where both elbows coincide). None when (x, y) lies
     outside the ring inner <= r <= outer by more than `edge_tolerance` (m); a point outside by
     less is solved on the edge (theta_2 exactly 0 or pi), and so is a point whose |sin
-    theta_2| is below NEAR_COINCIDENT: within about 1e-14 m of the edge, where rounding of the
-    target decides the sign of theta_2 and the edge's pose reaches it to that distance.
+    theta_2| is below NEAR_COINCIDENT and that is `on_edge` (within about 1e-14 m of it), where
+    rounding of the target decides the sign of theta_2 and the edge's pose reaches it to that
+    distance.
 
     The reference arm: links 1.0 and 0.8 m, tip (1.0731, 1.2727) gives back both elbows, the
     elbow-down one being joints 30 and 45 degrees, the elbow-up one 69.73 and -45 degrees.
@@ -122,7 +137,7 @@ def two_link_ik(
         sin_elbow, cos_elbow = 0.0, -1.0
     else:
         sin_elbow, cos_elbow = elbow_sine(l1, l2, r), -triangle_cosine(l1, l2, r)
-        if sin_elbow < NEAR_COINCIDENT:  # on the edge up to rounding: exactly on it
+        if sin_elbow < NEAR_COINCIDENT and on_edge(l1, l2, r):  # up to rounding: on it
             sin_elbow, cos_elbow = 0.0, (1.0 if cos_elbow > 0.0 else -1.0)
     up_1, up_2, down_1, down_2 = two_link_angles(l1, l2, x, y, sin_elbow, cos_elbow)
     return (up_1, up_2), (down_1, down_2), sin_elbow
@@ -147,7 +162,7 @@ def two_link_ik_many(
     on_ring = np.clip(r, inner, outer)
     sin_elbow = elbow_sine(l1, l2, on_ring, np)
     cos_elbow = -triangle_cosine(l1, l2, on_ring)
-    edge = beyond | within | (sin_elbow < NEAR_COINCIDENT)  # on the edge (up to rounding)
+    edge = beyond | within | ((sin_elbow < NEAR_COINCIDENT) & on_edge(l1, l2, on_ring))
     cos_elbow = np.where(
         edge, np.where(beyond | (~within & (cos_elbow > 0.0)), 1.0, -1.0), cos_elbow
     )
