@@ -6,13 +6,13 @@ because DDS discovery on a loaded 2-core machine takes seconds.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -83,12 +83,22 @@ class RosGraph:
         self.executor = WorkerBoundExecutor(context=self.context)
         self._thread = threading.Thread(target=self._spin, daemon=True)
         self._nodes: list[Node] = []
+        self.errors: list[Exception] = []  # callbacks' exceptions, the spin having gone on
         self._thread.start()
 
     def _spin(self) -> None:
-        # The executor ends with the context; nothing to report then.
-        with contextlib.suppress(Exception):
-            self.executor.spin()
+        """Spin until the context ends. A callback's exception ends an executor's spin (as in
+        rclpy); were it swallowed, every node added afterwards would never be spun (a stack
+        started again in the same graph waited 30 s for joint_states that no timer sent).
+        So it is printed, kept in `errors`, and the spin goes on."""
+        while self.context.ok():
+            try:
+                self.executor.spin()
+            except Exception as error:
+                if not self.context.ok():
+                    return  # the executor ends with the context: nothing to report then
+                self.errors.append(error)
+                traceback.print_exception(error)
 
     def add(self, node: Node) -> Node:
         """Spin `node` on the shared executor (unless it spins its own, as web_bridge does)

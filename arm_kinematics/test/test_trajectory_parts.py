@@ -201,9 +201,11 @@ def test_the_stream_sends_every_setpoint_then_succeeds_once_the_arm_is_there():
     assert recorder.feedback[0] == 1
     assert recorder.feedback[-1] == len(plan)
     assert len(run.timing.publish_times) == len(plan)
-    # Setpoint k goes out k periods after the first, never earlier.
+    # Setpoint k goes out k periods after the first's tick, never earlier (no burst). Measured
+    # from the first's publish time, which is that tick plus the first publish's own cost (tens
+    # of microseconds under load: 42 us seen), hence a tolerance of a tenth of the period.
     since_first = np.asarray(run.timing.publish_times) - run.timing.publish_times[0]
-    assert np.all(since_first >= np.arange(len(plan)) * 0.005 - 1e-6)
+    assert np.all(since_first >= np.arange(len(plan)) * 0.005 - 0.0005)
 
 
 def test_a_canceled_goal_decelerates_along_its_path_within_the_limits_then_stays():
