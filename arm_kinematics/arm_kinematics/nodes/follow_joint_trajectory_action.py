@@ -220,13 +220,11 @@ class FollowJointTrajectoryAction:
         handle.execute()
 
     def _on_cancel(self, handle: ServerGoalHandle) -> CancelResponse:
-        self._admission.cancel(bytes(handle.goal_id.uuid))
-        return CancelResponse.ACCEPT
+        return self._admission.cancel_response(handle)
 
     def _execute(self, handle: ServerGoalHandle) -> FollowJointTrajectory.Result:
-        key = bytes(handle.goal_id.uuid)
-        run = self._admission.find(key)
-        assert run is not None  # admitted by _on_accepted before execute
+        run = self._admission.admitted_run(handle)
+        key = run.key
         try:
             outcome = self._outcome_of(run)
         finally:

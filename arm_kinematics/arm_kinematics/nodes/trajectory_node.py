@@ -393,13 +393,11 @@ class TrajectoryNode(Node):
         return self._admission.admit(key, move, label)
 
     def _on_cancel(self, handle: ServerGoalHandle) -> CancelResponse:
-        self._admission.cancel(bytes(handle.goal_id.uuid))
-        return CancelResponse.ACCEPT
+        return self._admission.cancel_response(handle)
 
     def _execute(self, handle: ServerGoalHandle) -> MoveArm.Result:
-        key = bytes(handle.goal_id.uuid)
-        run = self._admission.find(key)
-        assert run is not None  # admitted by _on_accepted before execute
+        run = self._admission.admitted_run(handle)
+        key = run.key
         try:
             result = self._finish(run)
         finally:

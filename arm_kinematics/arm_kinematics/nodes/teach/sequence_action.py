@@ -159,13 +159,11 @@ class SequenceAction:
         return resolve_sequence(program, self._config, self._named, self._settings)
 
     def _on_cancel(self, handle: ServerGoalHandle) -> CancelResponse:
-        self._admission.cancel(bytes(handle.goal_id.uuid))
-        return CancelResponse.ACCEPT
+        return self._admission.cancel_response(handle)
 
     def _execute(self, handle: ServerGoalHandle) -> RunSequence.Result:
-        key = bytes(handle.goal_id.uuid)
-        run = self._admission.find(key)
-        assert run is not None  # admitted by _on_accepted before execute
+        run = self._admission.admitted_run(handle)
+        key = run.key
         try:
             outcome = self._outcome_of(run)
         finally:

@@ -18,7 +18,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from rclpy.action import GoalResponse
+from rclpy.action import CancelResponse, GoalResponse
+from rclpy.action.server import ServerGoalHandle
 from rclpy.impl.rcutils_logger import RcutilsLogger
 from trajectory_msgs.msg import JointTrajectory
 
@@ -427,6 +428,18 @@ class Admission:
     def closing(self) -> bool:
         """True once `close` was called: every new motion is refused."""
         return self._closing
+
+    def cancel_response(self, handle: ServerGoalHandle) -> CancelResponse:
+        """An action server's answer to a cancel of `handle`'s goal: its run stops (decelerating
+        along its path), and the cancel is accepted."""
+        self.cancel(bytes(handle.goal_id.uuid))
+        return CancelResponse.ACCEPT
+
+    def admitted_run(self, handle: ServerGoalHandle) -> GoalRun:
+        """The run of `handle`'s goal, admitted (or refused) when it was accepted."""
+        run = self.find(bytes(handle.goal_id.uuid))
+        assert run is not None  # admitted by the server's accept callback before execute
+        return run
 
     def goal_response(self, logger: RcutilsLogger, label: str) -> GoalResponse:
         """An action server's answer to a new goal of `label`: REJECT (said in the log) once
