@@ -98,12 +98,12 @@ def transform(rotation: np.ndarray, translation: Sequence[float] = (0.0, 0.0, 0.
     return matrix
 
 
-def checked_rotation(rotation: Any) -> np.ndarray | None:
-    """`rotation` as a 3x3 array when it is a rotation matrix (orthonormal to 1e-6, det +1;
+def checked_rotation(rotation: Any) -> list[list[float]] | None:
+    """`rotation`'s rows as floats when it is a rotation matrix (orthonormal to 1e-6, det +1;
     as `many.rotations_ok` checks many), else None.
 
-    >>> checked_rotation(rot_z(0.3)) is not None, checked_rotation(2.0 * np.eye(3))
-    (True, None)
+    >>> checked_rotation(rot_z(0.0)), checked_rotation(2.0 * np.eye(3))
+    ([[1.0, -0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], None)
     """
     try:
         matrix = np.asarray(rotation, dtype=float)
@@ -111,7 +111,8 @@ def checked_rotation(rotation: Any) -> np.ndarray | None:
         return None
     if matrix.shape != (3, 3):
         return None
-    (a, b, c), (d, e, f), (g, h, i) = matrix.tolist()
+    rows = matrix.tolist()
+    (a, b, c), (d, e, f), (g, h, i) = rows
     if not math.isfinite(a + b + c + d + e + f + g + h + i):
         return None
     dots = (
@@ -126,4 +127,4 @@ def checked_rotation(rotation: Any) -> np.ndarray | None:
         return None
     if a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) < 0.0:
         return None
-    return matrix
+    return rows
