@@ -103,8 +103,10 @@ class FarBound:
         """True when the pose whose parts' points (`ArmParts.points`, m, base frame) these are
         is inside the envelope by more than the slack everywhere; False: maybe not."""
         lowest = self.lowest
-        if lowest is not None and not all(p[2] > lowest for p in points):
-            return False
+        if lowest is not None:
+            for point in points:
+                if not point[2] > lowest:
+                    return False
         for lo, hi in self.boxes:
             for i, j in self.segments:
                 if not _apart(points[i], points[j], lo, hi):

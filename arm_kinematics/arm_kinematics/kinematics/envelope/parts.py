@@ -15,7 +15,7 @@ capsule of the envelope's link radius. The base and the yaw turret are not parts
 base column the others must keep out of, and link 1 (on top of the column) is not checked
 against it.
 
-`point_values` gets the points from the arm model's own forward kinematics, one formula for one
+`points` gets the points from the arm model's own forward kinematics, one formula for one
 pose on plain floats (`points`, what the envelope's cheap bound reads) and for many on arrays
 (`points_many`): every joint's and the tool point's position (a planar chain's `chain_frames`,
 a spatial chain's `frame_points`) and, for the fingertips, the tool's axes (a spatial chain's
@@ -130,34 +130,29 @@ class ArmParts:
         roll = [self.fingertip_half_width] if self.chain.has_roll else []
         return np.array([yaw, *beyond, *roll])
 
-    def points(self, joints: Sequence[float]) -> list[tuple[float, float, float]]:
-        """Every point of the arm for one pose (n floats, rad) as (x, y, z) floats, m, base frame,
-        in the order of `point_names`: `point_values` on plain floats (no array made).
-
-        >>> parts = ArmParts(PlanarChain((1.0, 0.8)), tool_length=0.1)
-        >>> [tuple(round(v, 9) + 0.0 for v in p) for p in parts.points((0.0, math.pi / 2))][1:]
-        [(1.0, 0.0, 0.0), (1.0, 0.8, 0.0), (1.0, 0.9, 0.0)]
-        """
-        return self.point_values(joints)
-
     def points_many(self, joints: np.ndarray) -> np.ndarray:
         """Every point of the arm for each row of `joints` (N, n) rad: (N, P, 3) m in the base
-        frame, in the order of `point_names` (`point_values` on the joints' columns)."""
+        frame, in the order of `point_names` (`points` of the joints' columns)."""
         joints = np.asarray(joints, dtype=float).reshape(-1, self.chain.n_joints)
-        values = self.point_values(list(joints.T))
+        values = self.points(list(joints.T))
         points = np.empty((len(joints), len(values), 3))
         for index, point in enumerate(values):
             for axis, value in enumerate(point):
                 points[:, index, axis] = value
         return points
 
-    def point_values(self, joints: Sequence[Any]) -> list[tuple[Any, Any, Any]]:
+    def points(self, joints: Sequence[Any]) -> list[tuple[Any, Any, Any]]:
         """The points' (x, y, z) (m, base frame, in the order of `point_names`) for joints given
-        one value per joint (rad): floats for one pose, arrays of one shape for many
-        (`array_api`). The model's own forward kinematics (a planar chain's `chain_frames` in
-        its plane at `plane_z`, a spatial chain's `frame_points`), and for the fingertips the
-        tool's x and y axes (a planar tool's heading is its last frame's; a spatial tool's
-        `tool_axes`)."""
+        one value per joint (rad): floats for one pose (no array made: what the envelope's
+        cheap bound reads), arrays of one shape for many (`points_many`; `array_api`). The
+        model's own forward kinematics (a planar chain's `chain_frames` in its plane at
+        `plane_z`, a spatial chain's `frame_points`), and for the fingertips the tool's x and y
+        axes (a planar tool's heading is its last frame's; a spatial tool's `tool_axes`).
+
+        >>> parts = ArmParts(PlanarChain((1.0, 0.8)), tool_length=0.1)
+        >>> [tuple(round(v, 9) + 0.0 for v in p) for p in parts.points((0.0, math.pi / 2))][1:]
+        [(1.0, 0.0, 0.0), (1.0, 0.8, 0.0), (1.0, 0.9, 0.0)]
+        """
         chain = self.chain
         if isinstance(chain, SpatialChain):
             k = chain.n_pitch
@@ -176,12 +171,13 @@ class ArmParts:
                 return points
             _, _, cos_heading, sin_heading = plane[-1]
             along, across = (cos_heading, sin_heading, 0.0), (-sin_heading, cos_heading, 0.0)
-        tool = points[-1]
-        if self.tool_length > 0.0:
-            tool = tuple(p + self.tool_length * a for p, a in zip(tool, along, strict=True))
-            points.append(tool)
-        if self.fingertip_half_width > 0.0:
-            side = [self.fingertip_half_width * a for a in across]
-            points.append(tuple(p + d for p, d in zip(tool, side, strict=True)))
-            points.append(tuple(p - d for p, d in zip(tool, side, strict=True)))
+        x, y, z = points[-1]
+        if self.tool_length > 0.0:  # the fingers' end, along the tool's x axis
+            length = self.tool_length
+            x, y, z = x + length * along[0], y + length * along[1], z + length * along[2]
+            points.append((x, y, z))
+        if self.fingertip_half_width > 0.0:  # the fingertips, either side along its y axis
+            width = self.fingertip_half_width
+            dx, dy, dz = width * across[0], width * across[1], width * across[2]
+            points += [(x + dx, y + dy, z + dz), (x - dx, y - dy, z - dz)]
         return points
