@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from arm_kinematics.config import ArmConfig
-from arm_kinematics.kinematics import Envelope
+from arm_kinematics.kinematics import Envelope, IkStatus
 from arm_kinematics.kinematics.envelope.geometry import segment_box_distance
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "config"
@@ -132,3 +132,23 @@ def test_one_pose_points_are_the_array_points(name: str) -> None:
     one = np.array([parts.points(q) for q in joints.tolist()])
     assert one.shape == many.shape
     assert np.abs(one - many).max() < 1e-15
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_the_ik_answers_as_it_does_with_the_exact_check_alone(name: str) -> None:
+    config = with_boxes(ArmConfig.from_file(CONFIG_DIR / name))
+    arm, exact = config.make_arm(), config.make_arm()
+    exact.envelope.bound.clears = lambda points: False  # every pose to the exact check
+    joints = random_poses(config, 600, seed=13).tolist()
+    outside = 0
+    for q, current in zip(joints, [None, *joints[:-1]], strict=True):
+        tool = arm.forward(q)
+        if config.spatial is None:
+            requests = [tool[:2], tool] if arm.n_joints == 3 else [tool[:2]]
+        else:
+            requests = [(tool.x, tool.y, tool.z), (tool.x, tool.y, tool.z, tool.pitch)]
+        for request in requests:
+            answer = arm.solve(*request, current=current)
+            assert answer == exact.solve(*request, current=current)
+            outside += answer.status == IkStatus.OUTSIDE_WORKSPACE
+    assert outside > 0  # the envelope's rule was at work
