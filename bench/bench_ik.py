@@ -6,7 +6,9 @@ Planar: for the 2R default arm (config/arm.yaml) and the 3R example with a reque
   floor: a bare closed-form solve in plain Python (law of cosines and atan2, one elbow, nothing
          else; for 3R the same plus the wrist point and joint 3),
   solve: the full `PlanarArm.solve` as a user calls it (input checks, statuses, limits, both
-         elbows, branch choice, message, result), and CLOSEST from a `current` pose,
+         elbows, branch choice, message, result) on the arm as the nodes build it (with its
+         config's workspace envelope: every answer checked against it), CLOSEST from a
+         `current` pose, and the bare model's (no envelope),
 and the ratios solve / floor (target: no more than 5x, for 2R and for 3R with a heading).
 
 Spatial (issues 19 and 25): an OpenManipulator-X-like arm (base yaw + 3 pitch joints, its
@@ -144,8 +146,18 @@ def bench_arm(label: str, arm: PlanarArm, count: int, rounds: int) -> float:
     three = arm.n_joints == 3
     middle = tuple((max(lo, -1.0) + min(hi, 1.0)) / 2 for lo, hi in arm.joint_limits)
     floor = floor_3r(arm) if three else floor_2r(arm)
-    names = ("floor (bare closed form)", "solve", "solve, CLOSEST from current")
-    runs = (floor, full_solve(arm, three, None), full_solve(arm, three, middle))
+    names = (
+        "floor (bare closed form)",
+        "solve",
+        "solve, CLOSEST from current",
+        "solve, bare model (no envelope)",
+    )
+    runs = (
+        floor,
+        full_solve(arm, three, None),
+        full_solve(arm, three, middle),
+        full_solve(arm.bare, three, None),
+    )
     times = best_times(
         {n: (lambda r=r: r(targets)) for n, r in zip(names, runs, strict=True)}, rounds
     )

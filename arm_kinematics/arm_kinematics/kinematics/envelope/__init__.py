@@ -6,7 +6,8 @@ configurable radius around its links, the fingers and the fingertips. Modules, e
 (imports point down this list): `geometry` (segment-to-box distances on arrays), `parts` (the
 arm's named points and capsules, from the arm model), `path` (where a joint path is checked),
 `explain` (the refusal texts), `rule` (the envelope as a rule of the IK solve: `keep_inside`,
-`keep_inside_many`), `envelope` (`Envelope`: `check`, `check_many`, `check_path`).
+`keep_inside_many`), `bound` (the cheap conservative bound of one pose on plain floats),
+`envelope` (`Envelope`: `check`, `clears`, `inside`, `check_many`, `check_path`).
 docs/workspace.md says what is checked where.
 """
 

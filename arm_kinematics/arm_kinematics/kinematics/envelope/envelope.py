@@ -16,7 +16,9 @@ in it the deepest part: named by its point when the deepest is a segment's end (
 else by its segment ("the forearm (link 2)").
 
 Speed: the boxes and the column are first tested against each capsule's bounding box; the
-exact distance (`geometry.py`) is computed only for the pairs that may meet.
+exact distance (`geometry.py`) is computed only for the pairs that may meet. One pose (`check`,
+the IK's rule) is first put to a cheap conservative bound on plain floats (`bound.py`): a pose
+far from every constraint is inside without any array.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ..planar.chain import PlanarChain
 from ..spatial.model import SpatialChain
 from ..types import Answer, IkResult, IkStatus
 from . import explain, rule
+from .bound import FarBound
 from .geometry import segment_box_distance, segment_box_signed_distance
 from .parts import ArmParts
 from .path import PATH_RESOLUTION_M, path_samples
@@ -202,6 +205,8 @@ class Envelope:
         self.column_top: float = _finite(column_top, "column_top")
         self.part_names: tuple[str, ...] = self.parts.point_names + self.parts.segment_names
         """Every part's name: the points' (indices 0..P-1), then the segments'."""
+        self.bound = FarBound(self)
+        """The cheap bound of one pose (`bound.py`): what `clears` asks."""
 
     @property
     def is_empty(self) -> bool:
@@ -216,8 +221,28 @@ class Envelope:
         )
 
     def check(self, joints: Sequence[float]) -> Violation | None:
-        """The first constraint one pose (n joints, rad) breaks, or None when inside."""
-        return self.check_many([self.parts.chain.checked_joints(joints)]).at(0)
+        """The first constraint one pose (n joints, rad) breaks, or None when inside: None at
+        once where the cheap bound clears the pose (`clears`), else the exact `check_many`."""
+        joints = self.parts.chain.checked_joints(joints)
+        if self.clears(joints):
+            return None
+        return self.check_many([joints]).at(0)
+
+    def clears(self, joints: Sequence[float]) -> bool:
+        """True when the cheap bound (`bound.py`, a few comparisons on plain floats) proves one
+        pose (n finite joints, rad) inside: every part farther than its radius (and a little
+        slack) from every constraint. False says only "maybe not": `check` decides.
+
+        >>> envelope = Envelope(PlanarChain((1.0, 1.0)), link_radius=0.01, column_radius=0.05)
+        >>> envelope.clears((0.0, 0.0)), envelope.clears((0.0, math.pi))  # the tip on the base
+        (True, False)
+        """
+        return self.bound.clears(self.parts.points(joints))
+
+    def inside(self, joints: Sequence[float]) -> bool:
+        """True when one pose (n finite joints, rad) breaks no constraint: the cheap bound
+        first (`clears`), the exact check where it cannot tell (no words made)."""
+        return self.clears(joints) or bool(self.check_many([joints]).ok[0])
 
     def check_many(self, joints: np.ndarray | Sequence[Sequence[float]]) -> Violations:
         """Every row of `joints` (N, n) rad checked: per row the first constraint broken."""

@@ -15,20 +15,24 @@ capsule of the envelope's link radius. The base and the yaw turret are not parts
 base column the others must keep out of, and link 1 (on top of the column) is not checked
 against it.
 
-`points_many` gets the points from the arm model's own forward kinematics on arrays: every link
-frame's position (`chain_points_many`) and, for the fingertips, the tool's rotation (a spatial
-chain's `tool_rotations_many`; a planar tool turned by its heading, the sum of its joints).
+`points` gets the points from the arm model's own forward kinematics, one formula for one
+pose on plain floats (`points`, what the envelope's cheap bound reads) and for many on arrays
+(`points_many`): every joint's and the tool point's position (a planar chain's `chain_frames`,
+a spatial chain's `frame_points`) and, for the fingertips, the tool's axes (a spatial chain's
+`tool_axes`; a planar tool turned by its heading, its last frame's).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from ..planar.chain import PlanarChain
+from ..planar.chain import PlanarChain, chain_frames
 from ..spatial.model import SpatialChain
-from ..spatial.rotations import tool_rotation
+from ..spatial.rotations import tool_axes
 
 JOINT_ROLES = ("the shoulder", "the elbow", "the wrist")
 LINK_ROLES = ("the upper arm", "the forearm", "the wrist link")
@@ -128,41 +132,52 @@ class ArmParts:
 
     def points_many(self, joints: np.ndarray) -> np.ndarray:
         """Every point of the arm for each row of `joints` (N, n) rad: (N, P, 3) m in the base
-        frame, in the order of `point_names`."""
+        frame, in the order of `point_names` (`points` of the joints' columns)."""
         joints = np.asarray(joints, dtype=float).reshape(-1, self.chain.n_joints)
-        plane = _plane_points(self.chain, joints, self.plane_z)
-        if self.tool_length == self.fingertip_half_width == 0.0:
-            return plane
-        rotations = _tool_rotations(self.chain, joints)
-        extra = []
-        tool = plane[:, -1]
-        if self.tool_length > 0.0:
-            tool = tool + self.tool_length * rotations[:, :, 0]
-            extra.append(tool)
-        if self.fingertip_half_width > 0.0:
-            side = self.fingertip_half_width * rotations[:, :, 1]
-            extra += [tool + side, tool - side]
-        return np.concatenate((plane, np.stack(extra, axis=1)), axis=1)
+        values = self.points(list(joints.T))
+        points = np.empty((len(joints), len(values), 3))
+        for index, point in enumerate(values):
+            for axis, value in enumerate(point):
+                points[:, index, axis] = value
+        return points
 
+    def points(self, joints: Sequence[Any]) -> list[tuple[Any, Any, Any]]:
+        """The points' (x, y, z) (m, base frame, in the order of `point_names`) for joints given
+        one value per joint (rad): floats for one pose (no array made: what the envelope's
+        cheap bound reads), arrays of one shape for many (`points_many`; `array_api`). The
+        model's own forward kinematics (a planar chain's `chain_frames` in its plane at
+        `plane_z`, a spatial chain's `frame_points`), and for the fingertips the tool's x and y
+        axes (a planar tool's heading is its last frame's; a spatial tool's `tool_axes`).
 
-def _plane_points(
-    chain: PlanarChain | SpatialChain, joints: np.ndarray, plane_z: float
-) -> np.ndarray:
-    """The arm's plane's joints and the tool point (N, k + 1, 3) for joints (N, n), from the
-    model's forward kinematics on arrays (`chain_points_many`)."""
-    frames = chain.chain_points_many(joints)  # base, [yaw,] link_1 .. link_k, [roll,] tool
-    if isinstance(chain, SpatialChain):
-        k = chain.n_pitch
-        return np.concatenate((frames[:, 2 : 2 + k], frames[:, -1:]), axis=1)
-    points = frames[:, 1:]  # link_1 is on joint 1's axis, at the base
-    points[:, :, 2] = plane_z
-    return points
-
-
-def _tool_rotations(chain: PlanarChain | SpatialChain, joints: np.ndarray) -> np.ndarray:
-    """The tool's rotation (N, 3, 3) for joints (N, n): a spatial chain's own, a planar tool
-    turned about z by its heading (the sum of its joint angles)."""
-    if isinstance(chain, SpatialChain):
-        return chain.tool_rotations_many(joints)
-    zero = np.zeros(len(joints))
-    return tool_rotation(joints.sum(axis=1), zero, zero)
+        >>> parts = ArmParts(PlanarChain((1.0, 0.8)), tool_length=0.1)
+        >>> [tuple(round(v, 9) + 0.0 for v in p) for p in parts.points((0.0, math.pi / 2))][1:]
+        [(1.0, 0.0, 0.0), (1.0, 0.8, 0.0), (1.0, 0.9, 0.0)]
+        """
+        chain = self.chain
+        if isinstance(chain, SpatialChain):
+            k = chain.n_pitch
+            yaw, pitches = joints[0], joints[1 : 1 + k]
+            frames = chain.frame_points(yaw, pitches)  # base, yaw, link_1 .. link_k, [roll,] tool
+            points = [*frames[2 : 2 + k], frames[-1]]
+            if self.tool_length == self.fingertip_half_width == 0.0:
+                return points
+            rows = tool_axes(yaw, sum(pitches), joints[-1] if chain.has_roll else 0.0)
+            along = (rows[0][0], rows[1][0], rows[2][0])
+            across = (rows[0][1], rows[1][1], rows[2][1])
+        else:
+            plane = chain_frames(chain.link_lengths, joints)  # joint 1 (the base) .. the tip
+            points = [(x, y, self.plane_z) for x, y, _, _ in plane]
+            if self.tool_length == self.fingertip_half_width == 0.0:
+                return points
+            _, _, cos_heading, sin_heading = plane[-1]
+            along, across = (cos_heading, sin_heading, 0.0), (-sin_heading, cos_heading, 0.0)
+        x, y, z = points[-1]
+        if self.tool_length > 0.0:  # the fingers' end, along the tool's x axis
+            length = self.tool_length
+            x, y, z = x + length * along[0], y + length * along[1], z + length * along[2]
+            points.append((x, y, z))
+        if self.fingertip_half_width > 0.0:  # the fingertips, either side along its y axis
+            width = self.fingertip_half_width
+            dx, dy, dz = width * across[0], width * across[1], width * across[2]
+            points += [(x + dx, y + dy, z + dz), (x - dx, y - dy, z - dz)]
+        return points

@@ -70,6 +70,10 @@ def keep_inside(
     """
     if not answer.ok:
         return answer
+    if envelope.clears(answer.joints) and (
+        answer.alternative is None or envelope.clears(answer.alternative)
+    ):
+        return answer  # the common case: far from every constraint (the cheap bound)
     poses = [answer.joints] if answer.alternative is None else [answer.joints, answer.alternative]
     checked = envelope.check_many(poses)
     if checked.ok[0]:
@@ -78,7 +82,7 @@ def keep_inside(
     if len(poses) == 1 or not checked.ok[1] or branch in REQUESTED_ELBOWS:
         return outside
     swapped = other()
-    if not swapped.ok or not envelope.check_many([swapped.joints]).ok[0]:
+    if not swapped.ok or not envelope.inside(swapped.joints):
         return outside
     return replace(swapped, alternative=None, words=partial(_swapped_text, swapped, checked))
 

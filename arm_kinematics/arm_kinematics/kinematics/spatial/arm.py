@@ -39,7 +39,6 @@ from typing import Any
 import numpy as np
 
 from ..angles import wrap_angle
-from ..array_api import norm
 from ..guarded import Guarded
 from ..planar.branches import MARGIN_TIE, joint_distance
 from ..planar.chain import as_number
@@ -132,14 +131,14 @@ class SpatialArm(SpatialChain, Guarded):
         >>> arm.solve_rotation(0.12, 0.0, 0.0, rot_z(0.2)).message[:62]
         'ORIENTATION_UNREACHABLE: the tool would have to turn 11.46 deg'
         """
-        matrix = checked_rotation(rotation)
-        if matrix is None:
+        rows = checked_rotation(rotation)
+        if rows is None:
             return invalid_input("rotation must be a 3x3 rotation matrix of finite numbers")
         checked = self._checked_request(x, y, z, 0.0, 0.0, branch, current)
         if isinstance(checked, IkResult):
             return checked
         x, y, z, _, _, branch, current = checked
-        return self.rotation_answer(x, y, z, matrix.tolist(), branch, current).result()
+        return self.rotation_answer(x, y, z, rows, branch, current).result()
 
     def rotation_answer(
         self,
@@ -153,7 +152,7 @@ class SpatialArm(SpatialChain, Guarded):
         """`solve_rotation` of a checked request (the rotation's `rows`, a rotation matrix of
         floats), as an `Answer`: the rotation's pitch and roll in the outward convention,
         ORIENTATION_UNREACHABLE for a turn about the tool's z axis, else `answer`."""
-        on_axis = norm(x, y) <= self.edge_tolerance
+        on_axis = math.sqrt(x * x + y * y) <= self.edge_tolerance  # array_api.norm's bits
         yaw_if_on_axis = self._kept_yaw(current) if on_axis else 0.0
         (r00, r01, r02), (r10, r11, r12), (r20, _, r22) = rows
         if on_axis and abs(r20) < 1.0 - 1e-12:
@@ -277,27 +276,24 @@ class SpatialArm(SpatialChain, Guarded):
         """The sides whose yaw fits the limits, and the (name, yaw) of those that do not, for
         the target (x, y) `rho` m from the yaw axis."""
         d = self.shoulder_forward
+        # The yaw moved by k * 2 pi into its limits, nearest `current`'s yaw (only limits a
+        # turn apart or more leave a choice).
+        near = None if current is None or self.yaw_fits_once else current[0]
         if rho <= self.edge_tolerance:
             yaw = self._kept_yaw(current) if yaw_if_on_axis is None else yaw_if_on_axis
-            fitted = self._fit_yaw(yaw, current)
+            fitted = fit_angle(yaw, self.yaw_limits, near)
             if fitted is None:
                 return [], [("axis", yaw)]
             return [Side("axis", fitted, False, rho - d)], []
         psi = math.atan2(y, x)
         sides, refused = [], []
         for name, yaw, back in (("front", psi, False), ("back", wrap_angle(psi + math.pi), True)):
-            fitted = self._fit_yaw(yaw, current)
+            fitted = fit_angle(yaw, self.yaw_limits, near)
             if fitted is None:
                 refused.append((name, yaw))
             else:
                 sides.append(Side(name, fitted, back, rho + d if back else rho - d))
         return sides, refused
-
-    def _fit_yaw(self, yaw: float, current: Joints | None) -> float | None:
-        """`yaw` moved by k * 2 pi into the yaw limits (nearest `current`'s yaw: only limits a
-        turn apart or more leave a choice), or None."""
-        near = None if current is None or self.yaw_fits_once else current[0]
-        return fit_angle(yaw, self.yaw_limits, near)
 
     def _attempt(
         self,
@@ -353,7 +349,7 @@ class SpatialArm(SpatialChain, Guarded):
         )
         if not planar.ok:
             return Attempt(side, planar), ()
-        roll_joint = self._roll_joint(side, roll, current)
+        roll_joint = self._roll_joint(side, roll, current) if self.has_roll else 0.0
         if isinstance(roll_joint, Answer):
             return Attempt(side, roll_joint), ()
         joints = self._joints(side, planar.joints, roll_joint)

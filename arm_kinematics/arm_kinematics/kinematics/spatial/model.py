@@ -362,17 +362,6 @@ class SpatialChain:
                 points[:, index, axis] = value
         return points
 
-    def tool_rotations_many(self, joints: Any) -> np.ndarray:
-        """The tool frame's rotation (`forward`'s) for many poses at once: joints (N, n) (rad,
-        joint order) -> (N, 3, 3), Rz(yaw) Ry(-(q_1 + .. + q_k)) Rx(roll) (`tool_rotation`).
-
-        >>> SpatialChain((0.1, 0.08)).tool_rotations_many([[0, 0, math.pi / 2]])[0, :, 0].round(9)
-        array([0., 0., 1.])
-        """
-        values = np.asarray(joints, dtype=float).reshape(-1, self.n_joints)
-        roll = values[:, -1] if self.has_roll else np.zeros(len(values))
-        return tool_rotation(values[:, 0], values[:, 1 : 1 + self.n_pitch].sum(axis=1), roll)
-
     def frame_roles(self) -> list[str]:
         """What each `link_frames` entry is: "base", "yaw", "link_1".."link_k", "roll", "tool"
         (the URDF names them base_frame, yaw_link, link_1.., roll_link, tip_frame)."""

@@ -64,7 +64,8 @@ def outward_angles_of(x: Any, y: Any, entries: Sequence[Any], yaw_if_on_axis: An
     other_a, other_b, other_c = turn(a + math.pi), turn(math.pi - b), turn(c + math.pi)
     flip = abs(other_c) < abs(c)
     a, b, c = where(flip, other_a, a), where(flip, other_b, b), where(flip, other_c, c)
-    return turn(-a) + 0.0, turn(b) + 0.0, turn(c) + 0.0  # + 0.0: never a negative zero
+    # b is within [-pi/2, pi/2] (an atan2 of a cosine >= 0) or already wrapped: as it is.
+    return turn(-a) + 0.0, b + 0.0, turn(c) + 0.0  # + 0.0: never a negative zero
 
 
 def outward_rotation(x: float, y: float, pitch: float, roll: float, yaw_if_on_axis: float):

@@ -46,10 +46,29 @@ def rot_z(angle: float) -> np.ndarray:
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
+def tool_axes(yaw: Any, pitch: Any, roll: Any) -> tuple[tuple[Any, Any, Any], ...]:
+    """The rows of Rz(yaw) Ry(-pitch) Rx(roll) (rad), multiplied out (`tool_rotation`'s matrix;
+    its columns are the tool's x, y and z axes in the base frame): floats for one pose, arrays
+    of one shape for many (`array_api`), with no array built for one pose.
+
+    >>> [round(row[0], 9) for row in tool_axes(math.pi / 2, 0.0, 0.0)]  # x axis along +y
+    [0.0, 1.0, 0.0]
+    """
+    xp = array_namespace(yaw, pitch, roll)
+    cy, sy, cp, sp = xp.cos(yaw), xp.sin(yaw), xp.cos(pitch), xp.sin(pitch)
+    cr, sr = xp.cos(roll), xp.sin(roll)
+    return (
+        (cy * cp, -cy * sp * sr - sy * cr, -cy * sp * cr + sy * sr),
+        (sy * cp, -sy * sp * sr + cy * cr, -sy * sp * cr - cy * sr),
+        (sp, cp * sr, cp * cr),
+    )
+
+
 def tool_rotation(yaw: Any, pitch: Any, roll: Any) -> np.ndarray:
-    """Rz(yaw) Ry(-pitch) Rx(roll) (rad), multiplied out: the tool frame of an arm that yaws
-    about z, pitches its x axis up by `pitch` and rolls about it. Floats give (3, 3); arrays of
-    one shape S give S + (3, 3) (`array_api`: the same formula for one pose and for many).
+    """Rz(yaw) Ry(-pitch) Rx(roll) (rad) as a matrix (`tool_axes`): the tool frame of an arm
+    that yaws about z, pitches its x axis up by `pitch` and rolls about it. Floats give (3, 3);
+    arrays of one shape S give S + (3, 3) (`array_api`: the same formula for one pose and for
+    many).
 
     >>> expected = rot_z(0.3) @ rot_y(-0.2) @ rot_x(0.1)
     >>> bool(np.abs(tool_rotation(0.3, 0.2, 0.1) - expected).max() < 1e-15)
@@ -57,15 +76,8 @@ def tool_rotation(yaw: Any, pitch: Any, roll: Any) -> np.ndarray:
     >>> tool_rotation(np.zeros(4), np.zeros(4), np.zeros(4)).shape
     (4, 3, 3)
     """
-    xp = array_namespace(yaw, pitch, roll)
-    cy, sy, cp, sp = xp.cos(yaw), xp.sin(yaw), xp.cos(pitch), xp.sin(pitch)
-    cr, sr = xp.cos(roll), xp.sin(roll)
-    rows = (
-        (cy * cp, -cy * sp * sr - sy * cr, -cy * sp * cr + sy * sr),
-        (sy * cp, -sy * sp * sr + cy * cr, -sy * sp * cr - cy * sr),
-        (sp, cp * sr, cp * cr),
-    )
-    if xp is math:
+    rows = tool_axes(yaw, pitch, roll)
+    if array_namespace(yaw, pitch, roll) is math:
         return np.array(rows)
     matrices = np.empty((*np.broadcast(yaw, pitch, roll).shape, 3, 3))
     for i, row in enumerate(rows):
@@ -86,12 +98,12 @@ def transform(rotation: np.ndarray, translation: Sequence[float] = (0.0, 0.0, 0.
     return matrix
 
 
-def checked_rotation(rotation: Any) -> np.ndarray | None:
-    """`rotation` as a 3x3 array when it is a rotation matrix (orthonormal to 1e-6, det +1;
+def checked_rotation(rotation: Any) -> list[list[float]] | None:
+    """`rotation`'s rows as floats when it is a rotation matrix (orthonormal to 1e-6, det +1;
     as `many.rotations_ok` checks many), else None.
 
-    >>> checked_rotation(rot_z(0.3)) is not None, checked_rotation(2.0 * np.eye(3))
-    (True, None)
+    >>> checked_rotation(rot_z(0.0)), checked_rotation(2.0 * np.eye(3))
+    ([[1.0, -0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], None)
     """
     try:
         matrix = np.asarray(rotation, dtype=float)
@@ -99,7 +111,8 @@ def checked_rotation(rotation: Any) -> np.ndarray | None:
         return None
     if matrix.shape != (3, 3):
         return None
-    (a, b, c), (d, e, f), (g, h, i) = matrix.tolist()
+    rows = matrix.tolist()
+    (a, b, c), (d, e, f), (g, h, i) = rows
     if not math.isfinite(a + b + c + d + e + f + g + h + i):
         return None
     dots = (
@@ -114,4 +127,4 @@ def checked_rotation(rotation: Any) -> np.ndarray | None:
         return None
     if a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) < 0.0:
         return None
-    return matrix
+    return rows
