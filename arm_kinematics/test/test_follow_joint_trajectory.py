@@ -9,6 +9,7 @@ for a condition. Expected values are written out from the goals, never read back
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import signal
@@ -818,7 +819,7 @@ def test_the_documented_send_goal_examples_succeed_on_the_default_arm(planar: Pr
 
 
 def test_the_shutdown_ends_a_running_goal_with_a_result_its_client_receives() -> None:
-    from shutdown_rounds import Arm, _accepted  # a goal response Fast DDS dropped: sent again
+    from shutdown_rounds import Arm, send_accepted  # a goal response Fast DDS dropped: again
 
     arm = Arm("bringup", "fjt_stop")
     try:
@@ -830,8 +831,8 @@ def test_the_shutdown_ends_a_running_goal_with_a_result_its_client_receives() ->
             wait_for(lambda: client.wait_for_server(timeout_sec=0.1), what="the action server")
             goal = planar_goal((4.0, (PLANAR_HOME[0] + D(30.0), PLANAR_HOME[1])))
             for _ in range(5):  # again when it came before the node saw joint_states
-                feedback: list = []
-                result = _accepted(client, goal, feedback).get_result_async()
+                handle, feedback = send_accepted(client, itertools.repeat(goal))
+                result = handle.get_result_async()
                 wait_for(lambda r=result, f=feedback: len(f) >= 3 or r.done(), what="feedback")
                 if not result.done():
                     break

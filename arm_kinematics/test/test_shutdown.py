@@ -8,6 +8,7 @@ exit times.
 from __future__ import annotations
 
 import itertools
+import re
 import signal
 import subprocess
 import sys
@@ -46,6 +47,25 @@ def test_a_goal_in_flight_ends_with_its_result_and_every_process_exits_0(
         outcome = shutdown_round(graph, layout, signum, f"stop_{next(_names)}")
         problems = check_round(outcome)
         assert not problems, (problems, outcome.outputs)
+
+
+def test_a_goal_sent_again_after_a_lost_response_is_the_one_the_round_checks(
+    graph: RosGraph,
+) -> None:
+    """The round's retry path, which only a loaded machine takes: the first goal's response
+    lost, that goal streams to its end (as it did when the round once failed), and the goal sent
+    after it is the one signalled in flight, with feedback and a result of its own."""
+    outcome = shutdown_round(
+        graph, "separate", signal.SIGTERM, f"stop_{next(_names)}", lost_responses=1
+    )
+    assert not check_round(outcome), (check_round(outcome), outcome.outputs)
+    text = outcome.outputs["trajectory_node"]
+    planned = [int(n) for n in re.findall(r"into (\d+) setpoints", text)]
+    assert len(planned) == 2, text  # the lost goal, then the goal the round checks
+    assert "SUCCEEDED" in text  # the lost goal ended where it aimed; the next one went back
+    # From the lost goal's end, turned the other way: twice its path, not one setpoint.
+    assert planned[1] > 1.5 * planned[0], planned
+    assert outcome.result.total_setpoints == planned[1] == outcome.last_feedback.total_steps
 
 
 def _run_script(body: str) -> subprocess.CompletedProcess:

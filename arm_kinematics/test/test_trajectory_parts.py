@@ -242,6 +242,42 @@ def test_a_canceled_goal_decelerates_along_its_path_within_the_limits_then_stays
     assert recorder.feedback[-1] <= 20  # no feedback while it stops
 
 
+@pytest.mark.parametrize(
+    ("count", "closed_after", "counts"),
+    [(1, 0, (0, 1)), (12, 5, (5, 12)), (12, 12, (12, 12))],
+    ids=["before-the-first-setpoint", "mid-stream", "waiting-for-arrival"],
+)
+def test_the_shutdown_reports_the_goal_s_own_setpoints_wherever_it_finds_it(
+    count: int, closed_after: int, counts: tuple[int, int]
+) -> None:
+    """SHUTDOWN with the goal's own plan (total) and how many of its setpoints went out: before
+    the first (0 of 1: what a shutdown round once saw for a goal planned from where the arm
+    already was), mid-stream (the stop's setpoints not counted), and while the goal waits for
+    the arm to reach its last setpoint (all of them)."""
+    home = tuple(CONFIG.home)
+    monitor = JointStateMonitor()
+    monitor.update(home)
+    recorder = Recorder(monitor, follow=False)  # the arm stays home: the goal waits for it
+    admission = Admission()
+    run = admission.admit(b"1", move())
+    publish = recorder.publish
+
+    def publish_then_close(joints):
+        answer = publish(joints)
+        if len(recorder.sent) == closed_after:
+            admission.close(timeout=0.0)
+        return answer
+
+    recorder.publish = publish_then_close
+    if closed_after == 0:
+        admission.close(timeout=0.0)
+    outcome = stream(recorder).run(run, setpoints(count), home, total_steps=40)
+    assert outcome.status == Result.SHUTDOWN, outcome.message
+    assert (outcome.sent_setpoints, outcome.total_setpoints) == counts
+    assert outcome.total_steps == 40
+    assert recorder.sent[: counts[0]] == [tuple(r) for r in setpoints(count).joints[: counts[0]]]
+
+
 def test_a_canceled_stream_without_a_path_stops_at_once_at_the_last_setpoint():
     monitor = JointStateMonitor()
     monitor.update(tuple(CONFIG.home))
