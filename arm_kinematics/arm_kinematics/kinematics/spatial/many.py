@@ -10,8 +10,11 @@ without a seed try the back only where the front fails (or for MAX_LIMIT_MARGIN)
 a seed each try both sides where both fit, and take the one the seed's rules pick
 (`solve_rows`).
 
-In a chain every row is seeded by the previous answer: those rows are solved in order, one at
-a time, by the scalar solve's answer without its words (`SpatialArm.answer`).
+In a chain every row is seeded by the previous answer: the rows are solved on arrays by a
+fixed-point iteration over their seeds, each pass `solve_rows` with one seed per row
+(`planar/chain_rows.py`); where it crawls (a position-only target of a 3-joint plane: the least
+motion from the seed moves with it), in order, one at a time, by the scalar solve's answer
+without its words (`SpatialArm.answer`).
 
 Metres and radians, the base frame, joint order (yaw, pitch joints, roll).
 """
@@ -72,16 +75,23 @@ def solve_many(
         valid &= rotations_ok(rotations)
     order = Order.of(valid, arm.n_joints, branch, current, chain)
     seeds, rule, out = order.seeds, order.rule, order.out
-    for part in (order.unseeded, order.seeded):
-        part_seeds = None if part is order.unseeded else list(seeds.values[part].T)
+
+    def on_arrays(part: np.ndarray, columns: Columns | None) -> Answers:
         x, y, z = (positions[part, axis] for axis in range(3))
-        rows = Rows(x, y, z, _at(pitch, part), _at(roll, part), rule, part_seeds)
+        rows = Rows(x, y, z, _at(pitch, part), _at(roll, part), rule, columns)
         if rotations is not None:
             rows.orient(arm, rotations[part])
-        out.put(part, solve_rows(arm, rows))
+        return solve_rows(arm, rows)
+
+    for part in (order.unseeded, order.seeded):
+        out.put(
+            part, on_arrays(part, None if part is order.unseeded else list(seeds.values[part].T))
+        )
     in_order = order.in_order
     solve_row = _in_order(arm, in_order, positions, pitch, roll, rotations, rule)
-    out.put_in_order(in_order, seeds, chain, solve_row)
+    out.put_chain(
+        in_order, seeds, solve_row, lambda places, columns: on_arrays(in_order[places], columns)
+    )
     return out.arrays(
         seeds,
         lambda i: scalar_row(
@@ -95,7 +105,7 @@ def _at(column: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
 
 
 def _in_order(arm, rows, positions, pitch, roll, rotations, branch):
-    """`solve_row(place, seed)` of `Output.put_in_order` for the valid `rows` solved in order
+    """`solve_row(place, seed)` of `Output.put_chain` for the valid `rows` solved in order
     (finite values, a checked `branch` and seed): the scalar solve's answer of each, without
     its words, its values read from the arrays once."""
     points = positions[rows].tolist()
