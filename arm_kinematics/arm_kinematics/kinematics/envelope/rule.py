@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..planar.chain_rows import forward_seeds
 from ..planar.rows import Seeds
 from ..types import Answer, Branch, IkArrays, IkResult, IkStatus, refusal
 
@@ -118,11 +119,13 @@ class _Rows:
         self.alternative[rows] = part.alternative[:count]
         self.has_alternative[rows] = part.has_alternative[:count]
         self._check_alternatives(np.arange(start, stop), envelope)
-        for index in range(start, stop):
-            self.seeds[index] = seed
-            if self.status[index] <= IkStatus.SINGULAR:
-                seed = tuple(self.joints[index].tolist())
-        return seed
+        values, given = forward_seeds(self.status[rows], self.joints[rows], seed)
+        self.seeds[rows] = [
+            tuple(row) if seeded else None
+            for row, seeded in zip(values.tolist(), given.tolist(), strict=True)
+        ]
+        solved = np.flatnonzero(self.status[rows] <= IkStatus.SINGULAR)
+        return tuple(self.joints[start + solved[-1]].tolist()) if solved.size else seed
 
     def _check_alternatives(self, rows: np.ndarray, envelope: Envelope) -> None:
         """The alternatives of `rows` that break the envelope are no longer offered."""

@@ -20,10 +20,11 @@ whose 2 pi turn carries along the chain, or a tool angle chosen by the least mot
 seed (a position-only target of a 3-joint plane), which moves a little in every later row at
 each pass. A pass over m rows costs about a quarter of m rows solved one at a time, so a pass
 that finalizes fewer than a quarter of the rows it solved (CRAWL) stops the iteration: the
-chain goes on row by row for a run of rows (doubled at each crawl in a row), then tries arrays
-again on a window of WINDOW rows (doubled while the windows finish). A chain that crawls
-everywhere pays the row-by-row loop plus two passes over about log2(N) short windows; one that
-never crawls pays a few passes over windows of doubling size.
+chain goes on row by row for a run of RUN rows (doubled at each crawl in a row), then tries
+arrays again on a window of WINDOW rows (twice as many while the windows finish). A chain
+that crawls everywhere pays the row-by-row loop plus two array solves of WINDOW rows about
+every RUN, 2 RUN, 4 RUN.. rows; one that never crawls pays a few passes over windows of
+growing size.
 
 Places 0..N-1 are the chain's rows in order; radians, joint order.
 """
@@ -47,7 +48,11 @@ SolveRow = Callable[[int, Seed], tuple]
 the manipulability)."""
 
 WINDOW = 64
-"""Rows of the first window taken on arrays, and of the first run row by row after a crawl."""
+"""Rows of the first window taken on arrays (twice as many in each next one)."""
+RUN = 512
+"""Rows of the first run row by row after a crawl (twice as many after each next crawl): an
+array solve costs a few milliseconds however few its rows, so a retry of the arrays (two of
+them) should come after enough rows solved one at a time to make it small beside them."""
 CRAWL = 4
 """A pass that finalizes fewer than 1/CRAWL of the rows it solved ends the iteration (a row
 solved on arrays costs about a quarter of one solved alone)."""
@@ -79,12 +84,7 @@ class Chain:
     def _seeds(self, start: int, stop: int, seed: Seed) -> tuple[np.ndarray, np.ndarray]:
         """The seeds of rows start..stop - 1 from the answers before each (`seed` the one
         at `start`): (values (m, n), given (m,))."""
-        places = np.arange(start, stop)
-        solved = np.where(self.status[start:stop] <= SOLVED_MAX, places, -1)
-        before = np.concatenate(([-1], np.maximum.accumulate(solved)[:-1]))
-        values = self.joints[np.maximum(before, 0)]
-        values[before < 0] = 0.0 if seed is None else seed
-        return values, (before >= 0) | (seed is not None)
+        return forward_seeds(self.status[start:stop], self.joints[start:stop], seed)
 
     def _seed_at(self, start: int, stop: int, seed: Seed) -> Seed:
         """The seed of row `stop`: the last solved row of start..stop - 1, else `seed`."""
@@ -143,6 +143,26 @@ class Chain:
         self.row_by_row += stop - start
 
 
+def forward_seeds(
+    status: np.ndarray, joints: np.ndarray, seed: Seed
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's seed in a chain of answers (`status` (m,), `joints` (m, n) rad) from `seed`
+    (or none) at the first: the joints of the last solved row before it, else `seed`.
+    (values (m, n), given (m,)).
+
+    >>> values, given = forward_seeds(np.array([0, 2, 0]), np.array([[1.0], [9.0], [3.0]]), None)
+    >>> values[:, 0].tolist(), given.tolist()
+    ([0.0, 1.0, 1.0], [False, True, True])
+    """
+    if not len(status):
+        return joints.copy(), np.zeros(0, dtype=bool)
+    solved = np.where(status <= SOLVED_MAX, np.arange(len(status)), -1)
+    before = np.concatenate(([-1], np.maximum.accumulate(solved)[:-1]))
+    values = joints[np.maximum(before, 0)]
+    values[before < 0] = 0.0 if seed is None else seed
+    return values, (before >= 0) | (seed is not None)
+
+
 def solve_chain(
     count: int, n: int, first: Seed, solve_row: SolveRow, on_arrays: SolveOnArrays | None
 ) -> Chain:
@@ -178,7 +198,7 @@ def solve_chain(
     (2, 32)
     """
     chain = Chain.empty(count, n)
-    start, window, run = 0, WINDOW, WINDOW
+    start, window, run = 0, WINDOW, RUN
     seed = first
     while start < count:
         stop = min(count, start + window)
@@ -188,7 +208,7 @@ def solve_chain(
         final = chain.iterate(start, stop, seed, on_arrays)
         seed = chain._seed_at(start, final, seed)
         if final == stop:
-            start, window, run = stop, 2 * window, WINDOW
+            start, window, run = stop, 2 * window, RUN
             continue
         end = min(count, final + run)
         chain.in_order(final, end, seed, solve_row)
