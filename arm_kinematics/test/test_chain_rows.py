@@ -67,7 +67,7 @@ def same_chain(made: chain_rows.Chain, reference: chain_rows.Chain) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(
-    steps=st.lists(st.one_of(st.floats(-0.6, 0.6), st.just(math.nan)), min_size=1, max_size=400),
+    steps=st.lists(st.one_of(st.floats(-0.6, 0.6), st.just(math.nan)), min_size=1, max_size=600),
     first=st.one_of(st.none(), st.floats(-10.0, 10.0)),
 )
 def test_the_toy_chain_on_arrays_is_the_loop_bit_for_bit(steps, first) -> None:

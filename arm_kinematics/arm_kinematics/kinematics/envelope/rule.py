@@ -24,8 +24,9 @@ arrays); a row outside is answered by the scalar rule. In a chain (each row seed
 answer before) a changed row changes the seeds after it: the rows after it are solved again
 from there (FIRST_CHUNK rows, then twice as many each time while they stay inside: a chain's
 rows are solved one after the other, so the rows past the next one outside are never solved
-far ahead), or, after a run of rows outside, by the scalar rule for twice as many rows each
-time (so a path that keeps leaving costs about N, not N^2, rows solved). Radians.
+far ahead; the bare chain of those rows runs on arrays, `planar/chain_rows.py`), or, after a
+run of rows outside, by the scalar rule for twice as many rows each time (so a path that keeps
+leaving costs about N, not N^2, rows solved). Radians.
 """
 
 from __future__ import annotations

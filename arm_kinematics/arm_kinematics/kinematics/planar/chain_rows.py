@@ -48,7 +48,8 @@ SolveRow = Callable[[int, Seed], tuple]
 the manipulability)."""
 
 WINDOW = 64
-"""Rows of the first window taken on arrays (twice as many in each next one)."""
+"""Rows of the first window taken on arrays (twice as many in each next one); fewer rows left
+than this go row by row (an array solve costs a few milliseconds however few its rows)."""
 RUN = 512
 """Rows of the first run row by row after a crawl (twice as many after each next crawl): an
 array solve costs a few milliseconds however few its rows, so a retry of the arrays (two of
@@ -173,7 +174,7 @@ def solve_chain(
     A toy chain: one continuous joint that turns to each target angle by the least motion
     from its seed (the angle itself without one), a NaN refused. The targets turn by 0.5 rad
     a row; past pi each row's 2 pi turn follows from the previous row, so the arrays crawl
-    and the rest of the window goes row by row, with the same answers:
+    and the rest goes row by row, with the same answers:
 
     >>> from arm_kinematics.kinematics.planar.elbows_many import Answers
     >>> def turn(target, seed):
@@ -187,22 +188,22 @@ def solve_chain(
     >>> def solve_row(place, seed):
     ...     joint = float(turn(targets[place], None if seed is None else seed[0]))
     ...     return (0, (joint,), None, 1.0) if np.isfinite(joint) else (2, None, None, 0.0)
-    >>> targets = np.angle(np.exp(0.5j * np.arange(40)))  # wrapped to (-pi, pi]
+    >>> targets = np.angle(np.exp(0.5j * np.arange(100)))  # wrapped to (-pi, pi]
     >>> targets[3] = np.nan
-    >>> chain = solve_chain(40, 1, (0.0,), solve_row, on_arrays)
+    >>> chain = solve_chain(100, 1, (0.0,), solve_row, on_arrays)
     >>> chain.joints[:9, 0].round(2).tolist()  # row 3 refused (its seed: row 2's joints)
     [0.0, 0.5, 1.0, 0.0, 2.0, 2.5, 3.0, 3.5, 4.0]
     >>> chain.status.tolist()[:5], chain.seeds[3].tolist(), chain.joints[-1].round(2).tolist()
-    ([0, 0, 0, 2, 0], [1.0], [19.5])
-    >>> chain.passes, chain.row_by_row  # the guess, then a pass to row 7 of 39: too few
-    (2, 32)
+    ([0, 0, 0, 2, 0], [1.0], [49.5])
+    >>> chain.passes, chain.row_by_row  # the guess, then a pass to row 7 of 63: too few
+    (2, 92)
     """
     chain = Chain.empty(count, n)
     start, window, run = 0, WINDOW, RUN
     seed = first
     while start < count:
         stop = min(count, start + window)
-        if on_arrays is None:
+        if on_arrays is None or count - start < WINDOW:  # too few rows to pay for arrays
             chain.in_order(start, count, seed, solve_row)
             break
         final = chain.iterate(start, stop, seed, on_arrays)
