@@ -19,12 +19,14 @@ bit; `many.py` of each arm). A pass can finalize a single row (a crawl): a conti
 whose 2 pi turn carries along the chain, or a tool angle chosen by the least motion from the
 seed (a position-only target of a 3-joint plane), which moves a little in every later row at
 each pass. A pass over m rows costs about a quarter of m rows solved one at a time, so a pass
-that finalizes fewer than a quarter of the rows it solved (CRAWL) stops the iteration: the
-chain goes on row by row for a run of RUN rows (four times as many at each next crawl), then tries
-arrays again on a window of WINDOW rows (twice as many while the windows finish). A chain
-that crawls everywhere pays the row-by-row loop plus two array solves of WINDOW rows after
-RUN, 4 RUN, 16 RUN.. rows (10 to 20 ms each on this 2-core machine: a 2,000-row chain pays
-two); one that never crawls pays a few passes over windows of growing size.
+that finalizes fewer than a quarter of the rows it solved (CRAWL) stops the iteration; not
+the first pass after the guess, which mends the guess's blind seeds (a target repeated, for
+one) and says nothing yet of how fast the passes converge. The chain then goes on row by row
+for a run of RUN rows (four times as many at each next crawl), and tries arrays again on a
+window of WINDOW rows (twice as many while the windows finish). A chain that crawls everywhere
+pays the row-by-row loop plus three array solves of WINDOW rows after RUN, 4 RUN, 16 RUN..
+rows (5 to 15 ms on this 2-core machine); one that never crawls pays a few passes over
+windows of growing size.
 
 Places 0..N-1 are the chain's rows in order; radians, joint order.
 """
@@ -113,8 +115,9 @@ class Chain:
         values = np.zeros((stop - start, self.joints.shape[1]))
         values[:] = 0.0 if seed is None else seed
         self._solve(start, stop, (values, np.full(stop - start, seed is not None)), on_arrays)
-        final = start + 1
+        final, passes = start + 1, 0
         while final < stop:
+            passes += 1
             seed = self._seed_at(start, final, seed)
             start = final
             before_ok = self.status[start:stop] <= SOLVED_MAX
@@ -124,7 +127,7 @@ class Chain:
             changed = (ok != before_ok) | (ok & (self.joints[start:stop] != before).any(axis=1))
             first = np.flatnonzero(changed)
             final = stop if not first.size else start + int(first[0]) + 1
-            if (final - start) * CRAWL < stop - start:
+            if passes > 1 and (final - start) * CRAWL < stop - start:
                 break
         return final
 
@@ -195,8 +198,8 @@ def solve_chain(
     [0.0, 0.5, 1.0, 0.0, 2.0, 2.5, 3.0, 3.5, 4.0]
     >>> chain.status.tolist()[:5], chain.seeds[3].tolist(), chain.joints[-1].round(2).tolist()
     ([0, 0, 0, 2, 0], [1.0], [49.5])
-    >>> chain.passes, chain.row_by_row  # the guess, then a pass to row 7 of 63: too few
-    (2, 92)
+    >>> chain.passes, chain.row_by_row  # the guess, a pass to row 7, one to row 8 alone
+    (3, 91)
     """
     chain = Chain.empty(count, n)
     start, window, run = 0, WINDOW, RUN
