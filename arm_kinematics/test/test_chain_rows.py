@@ -7,7 +7,9 @@ answers are bit-identical, crawling or not (Hypothesis draws the targets, NaNs a
 the arms: every shipped config, smooth lines from FK of interpolated joints and random targets
 with refused rows mixed in (out of reach, NaN, behind the yaw limits), position-only and with a
 pitch or heading; a continuous joint turning twice around (the crawl, finished row by row); a
-desk-kit line that leaves the envelope and comes back. Statuses are identical and the joints
+desk-kit line that leaves the envelope and comes back (a position-only chain of a 3-joint
+plane runs row by row from the start: checked against `solve_chain` itself). Statuses are
+identical and the joints
 agree to 1e-12 rad (numpy's last bit of atan2 is at times not math's: the array solve equals
 the scalar one to that, test_solve_many_seeded.py; a spatial chain row by row is the scalar
 solve); a planar arm with a heading given, whose loop chooses among the array solve's own
@@ -138,16 +140,33 @@ def lines_and_wild(arm, rng: np.random.Generator, count: int) -> np.ndarray:
     return np.vstack([smooth, wild])
 
 
+def scalar_chain(arm, targets: np.ndarray):
+    """The public chain of scalar solves (`solve_chain`) as (statuses, joints or None)."""
+    if isinstance(arm, PlanarArm):
+        headings = targets[:, 2].tolist() if targets.shape[1] == 3 else None
+        results = arm.solve_chain(targets[:, 0].tolist(), targets[:, 1].tolist(), headings)
+    else:
+        results = arm.solve_chain(targets.tolist())
+    return [int(r.status) for r in results], [r.joints if r.ok else None for r in results]
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
 def test_every_shipped_arm_chains_on_arrays_as_row_by_row(path, row_by_row) -> None:
+    """Position-only and with the tool angle, the bare model and the arm with its envelope:
+    against the row-by-row loop, and position-only against `solve_chain` itself (a 3-joint
+    plane's position-only chain runs row by row from the start, many.py says why)."""
     arm = load(path)
     rng = np.random.default_rng(25)
     targets = lines_and_wild(arm, rng, 600)
     width = 2 if isinstance(arm, PlanarArm) else 3
     for model in (arm.bare, arm):
         position_only = targets[:, :width]
-        compare(model.solve_many(position_only, chain=True), row_by_row(model, position_only),
-                exact=False)  # fmt: skip
+        made = model.solve_many(position_only, chain=True)
+        compare(made, row_by_row(model, position_only), exact=False)
+        statuses, joints = scalar_chain(model, position_only)
+        assert made.status.tolist() == statuses
+        for index in np.flatnonzero(made.ok).tolist():
+            assert np.abs(made.joints[index] - joints[index]).max() <= JOINT_TOLERANCE
         with_angle = model.solve_many(targets, chain=True)
         assert with_angle.ok.sum() > len(targets) // 2
         compare(with_angle, row_by_row(model, targets), exact=isinstance(arm, PlanarArm))

@@ -12,21 +12,21 @@ window of rows at a time:
    where a seed comes from (solved or not, and its joints where solved) are final, that one
    included: their seeds came from final rows only. The next pass starts after it.
 
-A row's answer is its solve from its seed, so the final rows are the row-by-row chain's (to
-the array solve's agreement with the row solve: the same closed forms, and numpy's last bit
-of atan2 and the like is at times not math's, so joints agree to 1e-12 rad, not always to the
-bit; `many.py` of each arm). A pass can finalize a single row (a crawl): a continuous joint
-whose 2 pi turn carries along the chain, or a tool angle chosen by the least motion from the
-seed (a position-only target of a 3-joint plane), which moves a little in every later row at
-each pass. A pass over m rows costs about a quarter of m rows solved one at a time, so a pass
-that finalizes fewer than a quarter of the rows it solved (CRAWL) stops the iteration; not
-the first pass after the guess, which mends the guess's blind seeds (a target repeated, for
-one) and says nothing yet of how fast the passes converge. The chain then goes on row by row
-for a run of RUN rows (four times as many at each next crawl), and tries arrays again on a
-window of WINDOW rows (twice as many while the windows finish). A chain that crawls everywhere
-pays the row-by-row loop plus three array solves of WINDOW rows after RUN, 4 RUN, 16 RUN..
-rows (5 to 15 ms on this 2-core machine); one that never crawls pays a few passes over
-windows of growing size.
+A row's answer is its solve from its seed, so the final rows are the row-by-row chain's (to the
+array solve's agreement with the row solve: the same closed forms, and numpy's last bit of
+atan2 and the like is at times not math's, so joints agree to 1e-12 rad, not always to the bit;
+`many.py` of each arm). A pass can finalize a single row (a crawl): a continuous joint whose 2
+pi turn carries along the chain, or a tool angle chosen by the least motion from the seed (a
+position-only target of a 3-joint plane), which moves a little in every later row at each pass
+(the arms pass no array solve for such chains: `many.py` of each). A pass over m rows costs
+about a quarter of m rows solved one at a time, so a pass that finalizes fewer than a quarter
+of the rows it solved (CRAWL) stops the iteration; not the first pass after the guess, which
+mends the guess's blind seeds (a target repeated, for one) and says nothing yet of how fast the
+passes converge. The chain then goes on row by row for a run of RUN rows (four times as many at
+each next crawl), and tries arrays again on a window of WINDOW rows (twice as many while the
+windows finish). A chain that crawls everywhere pays the row-by-row loop plus three array
+solves of WINDOW rows after RUN, 4 RUN, 16 RUN.. rows (5 to 15 ms on this 2-core machine); one
+that never crawls pays a few passes over windows of growing size.
 
 Places 0..N-1 are the chain's rows in order; radians, joint order.
 """

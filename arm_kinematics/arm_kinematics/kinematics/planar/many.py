@@ -13,8 +13,10 @@ the heading: the least motion from it, `least_motion_many.py`). In a chain each 
 the previous row's answer: the chain is solved on arrays by a fixed-point iteration over the
 rows' seeds, each pass the seeded array solve (`chain_rows.py`); where it crawls, row by row:
 the rows' elbows from step 2 on arrays and the choice one row at a time (`choose_row`, by
-`PlanarArm`'s own rules), a 3R row without a heading by the scalar solve (its search starts
-from its seed).
+`PlanarArm`'s own rules). A 3R chain without a heading runs row by row from the start, by the
+scalar solve (its search starts from its seed): the heading of least motion moves with its
+seed, so the passes would finalize one row each (unless a target repeats) and cost more than
+they save.
 
 Radians and metres, the arm's plane, joint order.
 """
@@ -88,7 +90,10 @@ def solve_many(arm: PlanarArm, targets: Any, branch: Any, current: Any, chain: b
         part_heading = _at(heading_chain, places)
         return solve_on_arrays(arm, x_chain[places], y_chain[places], part_heading, rule, columns)
 
-    out.put_chain(in_order, seeds, _in_order(arm, rows[in_order], rule), on_arrays)
+    free_heading = n == 3 and heading is None  # the least motion moves with its seed
+    out.put_chain(
+        in_order, seeds, _in_order(arm, rows[in_order], rule), None if free_heading else on_arrays
+    )
     return out.arrays(
         seeds, lambda i: arm.solve(*target_of(rows[i]), branch, seeds.row(i, current))
     )

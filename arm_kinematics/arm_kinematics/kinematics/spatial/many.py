@@ -12,9 +12,10 @@ a seed each try both sides where both fit, and take the one the seed's rules pic
 
 In a chain every row is seeded by the previous answer: the rows are solved on arrays by a
 fixed-point iteration over their seeds, each pass `solve_rows` with one seed per row
-(`planar/chain_rows.py`); where it crawls (a position-only target of a 3-joint plane: the least
-motion from the seed moves with it), in order, one at a time, by the scalar solve's answer
-without its words (`SpatialArm.answer`).
+(`planar/chain_rows.py`); where it crawls, in order, one at a time, by the scalar solve's
+answer without its words (`SpatialArm.answer`). A chain of position-only targets on a 3-joint
+plane runs in order from the start: the pitch of least motion moves with its seed, so the
+passes would finalize one row each (unless a target repeats) and cost more than they save.
 
 Metres and radians, the base frame, joint order (yaw, pitch joints, roll).
 """
@@ -89,8 +90,12 @@ def solve_many(
         )
     in_order = order.in_order
     solve_row = _in_order(arm, in_order, positions, pitch, roll, rotations, rule)
+    least_motion = pitch is None and rotations is None and arm.vertical.n_joints == 3
     out.put_chain(
-        in_order, seeds, solve_row, lambda places, columns: on_arrays(in_order[places], columns)
+        in_order,
+        seeds,
+        solve_row,
+        None if least_motion else lambda places, columns: on_arrays(in_order[places], columns),
     )
     return out.arrays(
         seeds,
