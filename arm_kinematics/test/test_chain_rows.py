@@ -208,3 +208,25 @@ def test_a_desk_kit_line_leaving_and_reentering_the_envelope(row_by_row) -> None
     assert inside[-1]
     assert not inside.all()
     assert np.flatnonzero(np.diff(inside.astype(int))).size == 2  # out and back in
+
+
+@pytest.mark.parametrize("name", ["arm_desk_kit.yaml", "arm_3r.yaml"])
+def test_repeated_targets_are_answered_as_solve_chain_answers_them(name) -> None:
+    """Each target of a line repeated four times, refused ones among them (out of reach): a
+    row whose target and seed are the row before's takes that row's answer, which is the same
+    solve of the same numbers: the joints equal `solve_chain`'s bit for bit."""
+    arm = load(default_config_path(name))
+    count = 150
+    if isinstance(arm, PlanarArm):
+        ends = np.array([[0.9 * arm.reach, 0.1], [0.3 * arm.reach, 0.6 * arm.reach]])
+    else:
+        ends = np.array([[0.15, -0.1, 0.1], [0.15, 0.1, 0.1]])
+    line = ends[0] + np.linspace(0.0, 1.0, count)[:, None] * (ends[1] - ends[0])
+    line[40:45] *= 5.0  # out of reach
+    targets = np.repeat(line, 4, axis=0)
+    made = arm.solve_many(targets, chain=True)
+    statuses, joints = scalar_chain(arm, targets)
+    assert made.status.tolist() == statuses
+    assert 0 < (~made.ok).sum() < len(targets) // 10
+    for index in np.flatnonzero(made.ok).tolist():
+        assert made.joints[index].tolist() == list(joints[index])

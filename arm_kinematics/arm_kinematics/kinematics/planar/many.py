@@ -29,7 +29,7 @@ import numpy as np
 
 from ..types import Branch, IkArrays, IkStatus
 from .branches import choose_branch
-from .chain_rows import SolveRow
+from .chain_rows import SolveRow, reusing_repeats
 from .closed_form import three_link_manipulability
 from .elbows_many import Answers, Columns, Elbows, choose_many, elbows_many
 from .free_heading_many import solve_free_heading, solve_from_seeds
@@ -91,9 +91,8 @@ def solve_many(arm: PlanarArm, targets: Any, branch: Any, current: Any, chain: b
         return solve_on_arrays(arm, x_chain[places], y_chain[places], part_heading, rule, columns)
 
     free_heading = n == 3 and heading is None  # the least motion moves with its seed
-    out.put_chain(
-        in_order, seeds, _in_order(arm, rows[in_order], rule), None if free_heading else on_arrays
-    )
+    solve_row = reusing_repeats(_in_order(arm, rows[in_order], rule), rows[in_order])
+    out.put_chain(in_order, seeds, solve_row, None if free_heading else on_arrays)
     return out.arrays(
         seeds, lambda i: arm.solve(*target_of(rows[i]), branch, seeds.row(i, current))
     )

@@ -30,6 +30,7 @@ import numpy as np
 from ..angles import wrap_angles
 from ..array_api import norm
 from ..planar.branches import MARGIN_TIE
+from ..planar.chain_rows import reusing_repeats
 from ..planar.elbows_many import Answers, Columns, nearer
 from ..planar.rows import Order
 from ..types import Branch, IkArrays, IkStatus
@@ -89,7 +90,10 @@ def solve_many(
             part, on_arrays(part, None if part is order.unseeded else list(seeds.values[part].T))
         )
     in_order = order.in_order
-    solve_row = _in_order(arm, in_order, positions, pitch, roll, rotations, rule)
+    solve_row = reusing_repeats(
+        _in_order(arm, in_order, positions, pitch, roll, rotations, rule),
+        _target_rows(in_order, positions, pitch, roll, rotations),
+    )
     least_motion = pitch is None and rotations is None and arm.vertical.n_joints == 3
     out.put_chain(
         in_order,
@@ -107,6 +111,14 @@ def solve_many(
 
 def _at(column: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
     return None if column is None else column[rows]
+
+
+def _target_rows(rows, positions, pitch, roll, rotations) -> np.ndarray:
+    """Every number of the targets of `rows`, one row each (for `reusing_repeats`)."""
+    columns = [positions[rows]] + [c[rows, None] for c in (pitch, roll) if c is not None]
+    if rotations is not None:
+        columns.append(rotations[rows].reshape(len(rows), 9))
+    return np.hstack(columns)
 
 
 def _in_order(arm, rows, positions, pitch, roll, rotations, branch):
