@@ -24,8 +24,9 @@ arrays); a row outside is answered by the scalar rule. In a chain (each row seed
 answer before) a changed row changes the seeds after it: the rows after it are solved again
 from there (FIRST_CHUNK rows, then twice as many each time while they stay inside: a chain's
 rows are solved one after the other, so the rows past the next one outside are never solved
-far ahead), or, after a run of rows outside, by the scalar rule for twice as many rows each
-time (so a path that keeps leaving costs about N, not N^2, rows solved). Radians.
+far ahead; the bare chain of those rows runs on arrays, `planar/chain_rows.py`), or, after a
+run of rows outside, by the scalar rule for twice as many rows each time (so a path that keeps
+leaving costs about N, not N^2, rows solved). Radians.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..planar.chain_rows import forward_seeds
 from ..planar.rows import Seeds
 from ..types import Answer, Branch, IkArrays, IkResult, IkStatus, refusal
 
@@ -122,11 +124,13 @@ class _Rows:
         self.alternative[rows] = part.alternative[:count]
         self.has_alternative[rows] = part.has_alternative[:count]
         self._check_alternatives(np.arange(start, stop), envelope)
-        for index in range(start, stop):
-            self.seeds[index] = seed
-            if self.status[index] <= IkStatus.SINGULAR:
-                seed = tuple(self.joints[index].tolist())
-        return seed
+        values, given = forward_seeds(self.status[rows], self.joints[rows], seed)
+        self.seeds[rows] = [
+            tuple(row) if seeded else None
+            for row, seeded in zip(values.tolist(), given.tolist(), strict=True)
+        ]
+        solved = np.flatnonzero(self.status[rows] <= IkStatus.SINGULAR)
+        return tuple(self.joints[start + solved[-1]].tolist()) if solved.size else seed
 
     def _check_alternatives(self, rows: np.ndarray, envelope: Envelope) -> None:
         """The alternatives of `rows` that break the envelope are no longer offered."""

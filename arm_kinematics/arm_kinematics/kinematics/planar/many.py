@@ -10,9 +10,13 @@ each a mask over all rows instead of an `if` (`elbows_many.py`, `free_heading_ma
 Rows without a seed and rows with one each are solved on arrays (a seed changes the choice
 among a row's elbows, which 2 pi shift a joint takes and, for a 3R target without a heading,
 the heading: the least motion from it, `least_motion_many.py`). In a chain each row's seed is
-the previous row's answer: the rows' elbows come from step 2 on arrays and the choice runs in
-order, one row at a time (`choose_row`, by `PlanarArm`'s own rules); a 3R row without a
-heading is solved in order by the scalar solve (its search starts from its seed).
+the previous row's answer: the chain is solved on arrays by a fixed-point iteration over the
+rows' seeds, each pass the seeded array solve (`chain_rows.py`); where it crawls, row by row:
+the rows' elbows from step 2 on arrays and the choice one row at a time (`choose_row`, by
+`PlanarArm`'s own rules). A 3R chain without a heading runs row by row from the start, by the
+scalar solve (its search starts from its seed): the heading of least motion moves with its
+seed, so the passes would finalize one row each (unless a target repeats) and cost more than
+they save.
 
 Radians and metres, the arm's plane, joint order.
 """
@@ -25,6 +29,7 @@ import numpy as np
 
 from ..types import Branch, IkArrays, IkStatus
 from .branches import choose_branch
+from .chain_rows import SolveRow, reusing_repeats
 from .closed_form import three_link_manipulability
 from .elbows_many import Answers, Columns, Elbows, choose_many, elbows_many
 from .free_heading_many import solve_free_heading, solve_from_seeds
@@ -79,24 +84,42 @@ def solve_many(arm: PlanarArm, targets: Any, branch: Any, current: Any, chain: b
         part_heading = _at(heading, part)
         out.put(part, solve_on_arrays(arm, x[part], y[part], part_heading, rule, part_seeds))
     in_order = order.in_order
-    if n == 3 and heading is None:  # the least motion from a seed: a search per row
-        points = rows[in_order, :2].tolist()
+    x_chain, y_chain, heading_chain = x[in_order], y[in_order], _at(heading, in_order)
+
+    def on_arrays(places: np.ndarray, columns: Columns | None) -> Answers:
+        part_heading = _at(heading_chain, places)
+        return solve_on_arrays(arm, x_chain[places], y_chain[places], part_heading, rule, columns)
+
+    free_heading = n == 3 and heading is None  # the least motion moves with its seed
+    solve_row = reusing_repeats(_in_order(arm, rows[in_order], rule), rows[in_order])
+    out.put_chain(in_order, seeds, solve_row, None if free_heading else on_arrays)
+    return out.arrays(
+        seeds, lambda i: arm.solve(*target_of(rows[i]), branch, seeds.row(i, current))
+    )
+
+
+def _in_order(arm: PlanarArm, rows: np.ndarray, rule: Branch) -> SolveRow:
+    """`solve_row(place, seed)` of the chain's `rows` one at a time (where the arrays crawl):
+    both elbows of every row at once, the choice row by row (`choose_row`); a 3R row without a
+    heading by the scalar solve (the least motion from a seed: a search per row)."""
+    if arm.n_joints == 3 and rows.shape[1] == 2:
+        points = rows.tolist()
 
         def solve_row(place: int, seed: tuple[float, ...] | None) -> tuple:
             x_row, y_row = points[place]
             answer = arm.solve_valid(x_row, y_row, None, rule, seed)
             return answer.status, answer.joints, answer.alternative, answer.manipulability
 
-    else:  # both elbows of every row at once, the choice row by row
-        elbows = elbows_many(arm, x[in_order], y[in_order], _at(heading, in_order), rule)
+        return solve_row
+    heading = rows[:, 2] if rows.shape[1] == 3 else None
+    elbows: list[Elbows] = []  # made at the first row asked for
 
-        def solve_row(place: int, seed: tuple[float, ...] | None) -> tuple:
-            return choose_row(arm, elbows, place, rule, seed)
+    def solve_row(place: int, seed: tuple[float, ...] | None) -> tuple:
+        if not elbows:
+            elbows.append(elbows_many(arm, rows[:, 0], rows[:, 1], heading, rule))
+        return choose_row(arm, elbows[0], place, rule, seed)
 
-    out.put_in_order(in_order, seeds, chain, solve_row)
-    return out.arrays(
-        seeds, lambda i: arm.solve(*target_of(rows[i]), branch, seeds.row(i, current))
-    )
+    return solve_row
 
 
 def solve_on_arrays(

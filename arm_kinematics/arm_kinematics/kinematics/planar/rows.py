@@ -1,8 +1,8 @@
 """How the rows of an array solve are taken (`solve_many` of both kinds of arm): which rows are
 valid, which are seeded and by what (`Seeds`: none, one pose for all, one per row, or a chain's
-first, each later row seeded by the previous answer), which are solved on arrays and which in
-order (`Order`), and the answers being filled in (`Output`: a refused row holds its seed).
-Radians, joint order.
+first, each later row seeded by the previous answer), which are solved on arrays and which as
+a chain (`Order`; a chain on arrays too, with the row-by-row chain's answers: `chain_rows.py`),
+and the answers being filled in (`Output`: a refused row holds its seed). Radians, joint order.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..types import SOLVED_MAX, Branch, IkArrays, IkStatus, branch_of
+from ..types import Branch, IkArrays, IkStatus, branch_of
+from .chain_rows import SolveOnArrays, SolveRow, solve_chain
 
 if TYPE_CHECKING:
     from .elbows_many import Answers
@@ -23,7 +24,7 @@ class Order:
     """How the rows of a `solve_many` are taken: their `seeds`, the branch `rule` (CLOSEST
     where the one given is not a branch: every row INVALID_INPUT then), the `out`put with the
     invalid rows marked, the `unseeded` rows and the `seeded` ones (each its own seed: both on
-    arrays), and those solved `in_order` (every row of a chain)."""
+    arrays), and those solved `in_order` (every row of a chain: `Output.put_chain`)."""
 
     seeds: Seeds
     rule: Branch
@@ -55,7 +56,7 @@ class Order:
 class Seeds:
     """The seed of every row: `values` (N, n) rad, `given` where a row has one, `bad` where
     the one given is not n finite numbers (INVALID_INPUT). In a chain only the first row's
-    is given; each later row's is the previous solution (`Output.put_in_order`)."""
+    is given; each later row's is the previous solution (`Output.put_chain`)."""
 
     values: np.ndarray
     given: np.ndarray
@@ -113,54 +114,24 @@ class Output:
         self.has_other[rows] = answers.has_other
         self.manipulability[rows] = answers.manipulability
 
-    def put_in_order(self, rows: np.ndarray, seeds: Seeds, chain: bool, solve_row) -> None:
-        """Solve `rows` one at a time, in order (`solve_row(place, seed)` -> (status,
-        joints, other, manipulability), `place` the row's place in `rows`); in a chain each
-        row seeded by the last solution. The loop is plain floats and lists; the arrays are
-        filled once at the end."""
-        indices = rows.tolist()
-        if not indices:
+    def put_chain(
+        self, rows: np.ndarray, seeds: Seeds, solve_row: SolveRow, on_arrays: SolveOnArrays
+    ) -> None:
+        """The chain of `rows` (`chain_rows.solve_chain`: on arrays with `on_arrays(places,
+        seed columns)`, row by row with `solve_row(place, seed)` where that crawls, `place` a
+        row's place in `rows`) from the first row's seed; each row's seed kept in `seeds` (a
+        refused row's joints, and its words)."""
+        if not rows.size:
             return
-        if chain:
-            seed = tuple(seeds.values[0].tolist()) if seeds.given[0] else None
-            row_seeds: list[tuple[float, ...] | None] = []
-        else:
-            row_seeds = [tuple(values) for values in seeds.values[rows].tolist()]
-        statuses = []
-        solved: list[int] = []
-        solved_joints, solved_manipulability = [], []
-        with_other: list[int] = []
-        other_joints = []
-        for place, index in enumerate(indices):
-            if chain:
-                row_seeds.append(seed)
-            else:
-                seed = row_seeds[place]
-            status, joints, other, manipulability = solve_row(place, seed)
-            statuses.append(status)
-            if joints is not None and status <= SOLVED_MAX:
-                solved.append(index)
-                solved_joints.append(joints)
-                solved_manipulability.append(manipulability)
-                if other is not None:
-                    with_other.append(index)
-                    other_joints.append(other)
-                if chain:
-                    seed = tuple(map(float, joints))
-        self.status[rows] = statuses
-        if solved:
-            self.joints[solved] = solved_joints
-            self.manipulability[solved] = solved_manipulability
-        if with_other:
-            self.other[with_other] = other_joints
-            self.has_other[with_other] = True
-        if chain:  # each row's seed, for a refused row's joints and for its words
-            given = np.array([seed is not None for seed in row_seeds])
-            seeds.given[rows] = given
-            seeded = rows[given]
-            if seeded.size:
-                seeds.values[seeded] = [seed for seed in row_seeds if seed is not None]
-            seeds.values[rows[~given]] = 0.0
+        first = tuple(seeds.values[0].tolist()) if seeds.given[0] else None
+        chain = solve_chain(len(rows), self.joints.shape[1], first, solve_row, on_arrays)
+        self.status[rows] = chain.status
+        self.joints[rows] = chain.joints
+        self.other[rows] = chain.other
+        self.has_other[rows] = chain.has_other
+        self.manipulability[rows] = chain.manipulability
+        seeds.values[rows] = chain.seeds
+        seeds.given[rows] = chain.seeded
 
     def arrays(self, seeds: Seeds, solve_row) -> IkArrays:
         """The finished `IkArrays`: a refused row holds its seed (zeros without one), a row

@@ -10,8 +10,12 @@ without a seed try the back only where the front fails (or for MAX_LIMIT_MARGIN)
 a seed each try both sides where both fit, and take the one the seed's rules pick
 (`solve_rows`).
 
-In a chain every row is seeded by the previous answer: those rows are solved in order, one at
-a time, by the scalar solve's answer without its words (`SpatialArm.answer`).
+In a chain every row is seeded by the previous answer: the rows are solved on arrays by a
+fixed-point iteration over their seeds, each pass `solve_rows` with one seed per row
+(`planar/chain_rows.py`); where it crawls, in order, one at a time, by the scalar solve's
+answer without its words (`SpatialArm.answer`). A chain of position-only targets on a 3-joint
+plane runs in order from the start: the pitch of least motion moves with its seed, so the
+passes would finalize one row each (unless a target repeats) and cost more than they save.
 
 Metres and radians, the base frame, joint order (yaw, pitch joints, roll).
 """
@@ -26,6 +30,7 @@ import numpy as np
 from ..angles import wrap_angles
 from ..array_api import norm
 from ..planar.branches import MARGIN_TIE
+from ..planar.chain_rows import reusing_repeats
 from ..planar.elbows_many import Answers, Columns, nearer
 from ..planar.rows import Order
 from ..types import Branch, IkArrays, IkStatus
@@ -72,16 +77,30 @@ def solve_many(
         valid &= rotations_ok(rotations)
     order = Order.of(valid, arm.n_joints, branch, current, chain)
     seeds, rule, out = order.seeds, order.rule, order.out
-    for part in (order.unseeded, order.seeded):
-        part_seeds = None if part is order.unseeded else list(seeds.values[part].T)
+
+    def on_arrays(part: np.ndarray, columns: Columns | None) -> Answers:
         x, y, z = (positions[part, axis] for axis in range(3))
-        rows = Rows(x, y, z, _at(pitch, part), _at(roll, part), rule, part_seeds)
+        rows = Rows(x, y, z, _at(pitch, part), _at(roll, part), rule, columns)
         if rotations is not None:
             rows.orient(arm, rotations[part])
-        out.put(part, solve_rows(arm, rows))
+        return solve_rows(arm, rows)
+
+    for part in (order.unseeded, order.seeded):
+        out.put(
+            part, on_arrays(part, None if part is order.unseeded else list(seeds.values[part].T))
+        )
     in_order = order.in_order
-    solve_row = _in_order(arm, in_order, positions, pitch, roll, rotations, rule)
-    out.put_in_order(in_order, seeds, chain, solve_row)
+    solve_row = reusing_repeats(
+        _in_order(arm, in_order, positions, pitch, roll, rotations, rule),
+        _target_rows(in_order, positions, pitch, roll, rotations),
+    )
+    least_motion = pitch is None and rotations is None and arm.vertical.n_joints == 3
+    out.put_chain(
+        in_order,
+        seeds,
+        solve_row,
+        None if least_motion else lambda places, columns: on_arrays(in_order[places], columns),
+    )
     return out.arrays(
         seeds,
         lambda i: scalar_row(
@@ -94,8 +113,16 @@ def _at(column: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
     return None if column is None else column[rows]
 
 
+def _target_rows(rows, positions, pitch, roll, rotations) -> np.ndarray:
+    """Every number of the targets of `rows`, one row each (for `reusing_repeats`)."""
+    columns = [positions[rows]] + [c[rows, None] for c in (pitch, roll) if c is not None]
+    if rotations is not None:
+        columns.append(rotations[rows].reshape(len(rows), 9))
+    return np.hstack(columns)
+
+
 def _in_order(arm, rows, positions, pitch, roll, rotations, branch):
-    """`solve_row(place, seed)` of `Output.put_in_order` for the valid `rows` solved in order
+    """`solve_row(place, seed)` of `Output.put_chain` for the valid `rows` solved in order
     (finite values, a checked `branch` and seed): the scalar solve's answer of each, without
     its words, its values read from the arrays once."""
     points = positions[rows].tolist()
