@@ -140,13 +140,6 @@ def solve_on_arrays(
     return choose_many(arm, elbows_many(arm, x, y, heading, branch), branch, seeds)
 
 
-def solve_unseeded(
-    arm: PlanarArm, x: np.ndarray, y: np.ndarray, heading: np.ndarray | None, branch: Branch
-) -> Answers:
-    """Every row of finite targets without a seed, on arrays (`solve_on_arrays`)."""
-    return solve_on_arrays(arm, x, y, heading, branch, None)
-
-
 def _at(column: np.ndarray | None, rows: np.ndarray) -> np.ndarray | None:
     """`column[rows]`, or None without a column."""
     return None if column is None else column[rows]
