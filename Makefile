@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 ENV := source scripts/env.sh
 PYTEST_ARGS ?=
-TEST_WORKERS ?= 2
+TEST_WORKERS ?= 3
 
 .PHONY: setup run test lint format bench clean
 
