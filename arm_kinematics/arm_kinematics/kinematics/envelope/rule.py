@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..planar.chain_rows import forward_seeds
+from ..planar.chain_rows import forward_seeds, seed_after
 from ..planar.rows import Seeds
 from ..types import Answer, Branch, IkArrays, IkResult, IkStatus, refusal
 
@@ -129,8 +129,7 @@ class _Rows:
             tuple(row) if seeded else None
             for row, seeded in zip(values.tolist(), given.tolist(), strict=True)
         ]
-        solved = np.flatnonzero(self.status[rows] <= IkStatus.SINGULAR)
-        return tuple(self.joints[start + solved[-1]].tolist()) if solved.size else seed
+        return seed_after(self.status[rows], self.joints[rows], seed)
 
     def _check_alternatives(self, rows: np.ndarray, envelope: Envelope) -> None:
         """The alternatives of `rows` that break the envelope are no longer offered."""

@@ -140,10 +140,9 @@ class PlanarArm(PlanarChain, Guarded):
         """`solve` with `current` checked (None or n finite floats, rad), as an `Answer` (its
         words made when read): step 1's checks of the rest, then `solve_valid` (the bare
         model's steps 2-6) and, when the arm carries an envelope, its rule (`_keep_inside`)."""
-        if type(x) is not float or type(y) is not float:  # floats (the common case) as they are
-            x, y = as_number(x), as_number(y)
-            if x is None or y is None:
-                return invalid_answer("target x and y must be numbers (m)")
+        x, y = as_number(x), as_number(y)
+        if x is None or y is None:
+            return invalid_answer("target x and y must be numbers (m)")
         if not (math.isfinite(x) and math.isfinite(y)):
             return invalid_answer(f"target ({x}, {y}) must be finite (m)")
         if not isinstance(branch, Branch):

@@ -90,9 +90,9 @@ class Chain:
         return forward_seeds(self.status[start:stop], self.joints[start:stop], seed)
 
     def _seed_at(self, start: int, stop: int, seed: Seed) -> Seed:
-        """The seed of row `stop`: the last solved row of start..stop - 1, else `seed`."""
-        solved = np.flatnonzero(self.status[start:stop] <= SOLVED_MAX)
-        return tuple(self.joints[start + solved[-1]].tolist()) if solved.size else seed
+        """The seed of row `stop` (`seed_after` rows start..stop - 1, `seed` the one at
+        `start`)."""
+        return seed_after(self.status[start:stop], self.joints[start:stop], seed)
 
     def _solve(self, start: int, stop: int, seeds: tuple, on_arrays: SolveOnArrays) -> None:
         """Rows start..stop - 1 on arrays from `seeds` (values, given)."""
@@ -169,6 +169,18 @@ def reusing_repeats(solve_row: SolveRow, targets: np.ndarray) -> SolveRow:
         return last[2]
 
     return solve
+
+
+def seed_after(status: np.ndarray, joints: np.ndarray, seed: Seed) -> Seed:
+    """The seed of the row after a chain's answers (`status` (m,), `joints` (m, n) rad): the
+    joints of the last solved row, else `seed` (the one before them).
+
+    >>> seed_after(np.array([0, 2]), np.array([[1.0], [9.0]]), None), seed_after(
+    ...     np.array([2]), np.array([[9.0]]), (0.5,))
+    ((1.0,), (0.5,))
+    """
+    solved = np.flatnonzero(status <= SOLVED_MAX)
+    return tuple(joints[solved[-1]].tolist()) if solved.size else seed
 
 
 def forward_seeds(

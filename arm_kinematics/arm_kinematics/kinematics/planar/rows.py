@@ -115,12 +115,16 @@ class Output:
         self.manipulability[rows] = answers.manipulability
 
     def put_chain(
-        self, rows: np.ndarray, seeds: Seeds, solve_row: SolveRow, on_arrays: SolveOnArrays
+        self,
+        rows: np.ndarray,
+        seeds: Seeds,
+        solve_row: SolveRow,
+        on_arrays: SolveOnArrays | None,
     ) -> None:
         """The chain of `rows` (`chain_rows.solve_chain`: on arrays with `on_arrays(places,
-        seed columns)`, row by row with `solve_row(place, seed)` where that crawls, `place` a
-        row's place in `rows`) from the first row's seed; each row's seed kept in `seeds` (a
-        refused row's joints, and its words)."""
+        seed columns)`, row by row with `solve_row(place, seed)` where that crawls or without
+        `on_arrays`, `place` a row's place in `rows`) from the first row's seed; each row's
+        seed kept in `seeds` (a refused row's joints, and its words)."""
         if not rows.size:
             return
         first = tuple(seeds.values[0].tolist()) if seeds.given[0] else None

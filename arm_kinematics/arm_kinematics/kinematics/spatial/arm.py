@@ -37,6 +37,7 @@ from functools import partial
 from typing import Any
 
 from ..angles import wrap_angle
+from ..array_api import norm
 from ..guarded import Guarded
 from ..planar.branches import MARGIN_TIE, joint_distance
 from ..planar.chain import as_number
@@ -150,7 +151,7 @@ class SpatialArm(SpatialChain, Guarded, ManyTargets):
         """`solve_rotation` of a checked request (the rotation's `rows`, a rotation matrix of
         floats), as an `Answer`: the rotation's pitch and roll in the outward convention,
         ORIENTATION_UNREACHABLE for a turn about the tool's z axis, else `answer`."""
-        on_axis = math.sqrt(x * x + y * y) <= self.edge_tolerance  # array_api.norm's bits
+        on_axis = norm(x, y) <= self.edge_tolerance
         yaw_if_on_axis = self._kept_yaw(current) if on_axis else 0.0
         (r00, r01, r02), (r10, r11, r12), (r20, _, r22) = rows
         if on_axis and abs(r20) < 1.0 - 1e-12:
@@ -214,7 +215,7 @@ class SpatialArm(SpatialChain, Guarded, ManyTargets):
     ) -> Answer:
         """Steps 2-6 of the module docstring for a checked request, as an `Answer` (its words
         made when read)."""
-        rho = math.sqrt(x * x + y * y)  # from the yaw axis (array_api.norm's bits)
+        rho = norm(x, y)  # from the yaw axis
         sides, refused = self._sides(x, y, rho, current, yaw_if_on_axis)
         if not sides:
             return refusal(IkStatus.YAW_LIMIT, explain.yaw_limit_text, x, y, refused, self)
